@@ -1,0 +1,41 @@
+# actiondex task runner. `make help` lists the targets.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+DEMO_ARGS ?=
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install install-test demo test lint postgres clean
+
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(BIN)/actiondex: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.test-deps: $(BIN)/actiondex
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	@touch $@
+
+install: $(BIN)/actiondex ## Create .venv and install actiondex into it
+
+install-test: $(VENV)/.test-deps ## Install actiondex with its test dependencies
+
+demo: install ## Crawl the bundled demo web, search it, serve the API (DEMO_ARGS=--no-serve)
+	$(BIN)/actiondex demo $(DEMO_ARGS)
+
+postgres: ## Start the machine's PostgreSQL if it is installed but down
+	@scripts/ensure-postgres
+
+test: install-test postgres ## Run the whole test suite on SQLite and PostgreSQL
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install-test ## ruff over the code
+	$(BIN)/ruff check .
+
+clean: ## Remove the venv, caches and the local data dir
+	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache

@@ -1,0 +1,42 @@
+"""Alembic environment: takes the engine from registry.db (or ACTIONDEX_* settings)."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import Engine, text
+
+from registry.config import get_settings
+from registry.models import Base
+
+target_metadata = Base.metadata
+
+
+def _engine() -> Engine:
+    engine = context.config.attributes.get("engine")
+    if engine is None:
+        from registry.db import make_engine
+
+        engine = make_engine(get_settings())
+    return engine
+
+
+def run_migrations_online() -> None:
+    engine = _engine()
+    with engine.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            # Never wait forever behind a long query, never hold locks for long.
+            connection.execute(text("SET lock_timeout = '10s'"))
+            connection.execute(text("SET statement_timeout = '120s'"))
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+            compare_type=True,
+            transaction_per_migration=False,
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+        connection.commit()
+
+
+run_migrations_online()

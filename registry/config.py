@@ -1,0 +1,46 @@
+"""One typed Settings object for every component (environment prefix ``ACTIONDEX_``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ACTIONDEX_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Path(".actiondex")
+    # Empty means: a SQLite file inside data_dir.
+    database_url: str = ""
+    # Empty means: data_dir / "index".
+    index_dir: Path | None = None
+    user_agent: str = "actiondex/0.1 (+https://github.com/actiondex/actiondex)"
+    request_timeout: float = 30.0
+    max_actions_per_site: int = 1000
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        if value and not value.startswith(("sqlite", "postgresql")):
+            raise ValueError("ACTIONDEX_DATABASE_URL must be a sqlite:// or postgresql:// URL")
+        return value
+
+    @property
+    def db_url(self) -> str:
+        """The SQLAlchemy URL; plain ``postgresql://`` is read as psycopg 3."""
+        url = self.database_url or f"sqlite:///{(self.data_dir / 'actiondex.db').resolve()}"
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        return url
+
+    @property
+    def index_path(self) -> Path:
+        return self.index_dir or self.data_dir / "index"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,146 @@
+"""The one action model every format normalises into, and the types that cross stage arrows.
+
+    crawler --RawDocument--> formats.normalise --Manifest--> service.promote_site --> rows
+    rows --> index --> search --FindResult--> api / cli
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Effect = Literal["read", "write", "send", "spend", "delete"]
+Auth = Literal["none", "api_key", "oauth2", "grant", "unknown"]
+Severity = Literal["error", "warning", "info"]
+EFFECTS: tuple[str, ...] = ("read", "write", "send", "spend", "delete")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Diagnostic(_Model):
+    """Something a parser skipped, fixed or doubted; ``code`` is stable, ``path`` a JSON path."""
+
+    code: str
+    severity: Severity = "warning"
+    path: str = "$"
+    message: str
+    hint: str | None = None
+
+
+class RawDocument(_Model):
+    """A fetched (or ingested) document, before normalisation.
+
+    ``body`` is the bytes as served, except for HTML pages: the crawler's extract step turns a
+    page into its JSON-LD items serialised as JSON, with ``content_type`` ``application/ld+json``.
+    """
+
+    url: str
+    body: bytes
+    content_type: str = ""
+    status: int = 200
+    etag: str | None = None
+    last_modified: str | None = None
+    fetched_at: datetime | None = None
+
+
+class Action(_Model):
+    name: str  # machine id: [A-Za-z0-9_-]{1,64}
+    title: str
+    description: str = ""
+    type: str | None = None  # Schema.org Action type when known, e.g. "SearchAction"
+    effect: Effect
+    method: str | None = None
+    endpoint: str | None = None  # absolute URL or RFC 6570 template
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    output_schema: dict[str, Any] | None = None
+    scope: str | None = None
+    auth: Auth = "unknown"
+    cost: dict[str, Any] | None = None
+    same_origin: bool = True
+
+
+class FlowStep(_Model):
+    action: str  # the name of an action in the same manifest
+    title: str | None = None
+    bindings: dict[str, str] = Field(default_factory=dict)  # param -> "$input.x" / "$steps.N.path"
+
+
+class Flow(_Model):
+    name: str
+    title: str
+    description: str = ""
+    effect: Effect
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    steps: list[FlowStep] = Field(default_factory=list)
+
+
+class Manifest(_Model):
+    """What one document says a site offers, in the one action model."""
+
+    site: str  # host, lower case, no port for default ports
+    url: str  # the document's URL
+    format: str  # e.g. "agent-actions", "schemaorg"
+    site_name: str | None = None
+    site_description: str | None = None
+    actions: list[Action] = Field(default_factory=list)
+    flows: list[Flow] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+
+class SourceRef(_Model):
+    url: str
+    format: str
+
+
+class FindResult(_Model):
+    id: str
+    kind: Literal["action", "flow"]
+    site: str
+    name: str
+    title: str
+    description: str
+    effect: Effect
+    type: str | None = None
+    method: str | None = None
+    endpoint: str | None = None
+    input_schema: dict[str, Any] = Field(default_factory=dict)
+    steps: list[FlowStep] | None = None
+    score: float
+    source: SourceRef
+
+
+class FindResponse(_Model):
+    query: str
+    results: list[FindResult]
+    took_ms: float
+
+
+def stable_id(site: str, format: str, key: str) -> str:
+    """Hash of (site, format, key): the same action keeps its id across crawls."""
+    digest = hashlib.sha256(f"{site}\x1f{format}\x1f{key}".encode()).hexdigest()
+    return digest[:24]
+
+
+class FetchFailure(_Model):
+    """A document the crawler could not get. ``status`` is None for network-level failures."""
+
+    url: str
+    status: int | None = None
+    code: str  # stable: "http-error", "not-found", "timeout", "network-error", "blocked-address",
+    #            "robots-disallowed", "robots-unavailable", "too-large", ...
+    message: str = ""
+
+
+class SiteCrawl(_Model):
+    """Everything one crawl learnt about one site: the unit the store promotes at once."""
+
+    host: str
+    origin: str  # scheme://host[:port] the site was crawled at
+    documents: list[RawDocument] = Field(default_factory=list)
+    not_modified: list[str] = Field(default_factory=list)  # URLs answered 304
+    failures: list[FetchFailure] = Field(default_factory=list)

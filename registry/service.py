@@ -1,0 +1,212 @@
+"""Use cases over the store. Functions take a Session and at most flush(); callers own the
+transaction (``with registry.db.transaction(engine) as session:``).
+
+Nothing-lost rules (../shared/RELIABILITY.md section 1) live here:
+- a document is replaced only by a newer document that fetched AND parsed;
+- failures (timeouts, 5xx, parse errors) record an error on the site and keep what it had;
+- a document's actions go only after repeated 404/410 answers spanning days;
+- an unchanged document (same content hash, same normaliser) writes nothing at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from registry.formats import NORMALISER_VERSION, normalise
+from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
+from registry.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
+from registry.store import action_rows, flow_rows, get_or_create_site, lock_site, utcnow
+
+GONE_STATUSES = (404, 410)
+GONE_AFTER_COUNT = 3
+GONE_AFTER = timedelta(hours=72)
+
+
+class NotFound(Exception):
+    """A requested row does not exist."""
+
+
+@dataclass
+class NormalisedDocument:
+    raw: RawDocument
+    manifest: Manifest
+    content_hash: str
+
+    @property
+    def failed(self) -> bool:
+        """Fetched but unusable (bad JSON, unknown format...): must not replace what we had."""
+        m = self.manifest
+        return not m.actions and not m.flows and any(d.severity == "error" for d in m.diagnostics)
+
+
+@dataclass
+class SiteUpdate:
+    host: str
+    origin: str
+    documents: list[NormalisedDocument] = field(default_factory=list)
+    not_modified: list[str] = field(default_factory=list)
+    failures: list[FetchFailure] = field(default_factory=list)
+
+
+@dataclass
+class PromoteResult:
+    host: str
+    changed: bool = False
+    documents: int = 0
+    actions: int = 0
+    flows: int = 0
+    diagnostics: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def content_hash(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def normalise_site(crawl: SiteCrawl) -> SiteUpdate:
+    """Run the format normalisers over a crawl's documents. Pure: no database."""
+    docs = [
+        NormalisedDocument(raw, normalise(raw, site=crawl.host), content_hash(raw.body))
+        for raw in crawl.documents
+    ]
+    return SiteUpdate(crawl.host, crawl.origin, docs, crawl.not_modified, crawl.failures)
+
+
+def promote_site(
+    session: Session, update: SiteUpdate, *, max_actions: int = 1000, now: datetime | None = None
+) -> PromoteResult:
+    """Apply one site's crawl to the store; the caller's transaction makes it atomic."""
+    now = now or utcnow()
+    site = get_or_create_site(session, update.host, update.origin, now)
+    known = {d.url: d for d in session.scalars(select(Document).where(Document.site_id == site.id))}
+    result = PromoteResult(update.host, documents=len(update.documents))
+    budget = max_actions
+    locked = False
+    for doc in update.documents:
+        result.diagnostics += len(doc.manifest.diagnostics)
+        if doc.failed:
+            result.errors.append(doc.manifest.diagnostics[0].code)
+            _record_error(site, doc.raw.url, doc.manifest.diagnostics[0].message, now)
+            continue
+        row = known.get(doc.raw.url)
+        if _unchanged(row, doc):
+            budget -= len(doc.manifest.actions)
+            continue
+        if not locked:
+            lock_site(session, site)
+            locked = True
+        budget = _replace_document(session, site, row, doc, budget, now)
+        result.changed = True
+    for failure in update.failures:
+        result.changed |= _apply_failure(session, site, known.get(failure.url), failure, now)
+        if failure.code not in ("not-found", "robots-disallowed"):
+            result.errors.append(failure.code)
+    if result.changed:
+        site.version += 1
+        site.changed_at = now
+        _refresh_site_text(site, update)
+    session.flush()
+    result.actions, result.flows = count_site(session, site.id)
+    return result
+
+
+def _unchanged(row: Document | None, doc: NormalisedDocument) -> bool:
+    return (
+        row is not None
+        and row.content_hash == doc.content_hash
+        and row.normaliser_version == NORMALISER_VERSION
+        and row.missing_count == 0
+    )
+
+
+def _replace_document(
+    session: Session,
+    site: Site,
+    row: Document | None,
+    doc: NormalisedDocument,
+    budget: int,
+    now: datetime,
+) -> int:
+    """Write the document and swap its actions and flows; returns the action budget left."""
+    raw, manifest = doc.raw, doc.manifest
+    if row is None:
+        row = Document(site_id=site.id, url=raw.url, fetched_at=now)
+        session.add(row)
+    row.format, row.status, row.content_hash, row.raw = (
+        manifest.format, raw.status, doc.content_hash, raw.body,
+    )
+    row.content_type, row.etag, row.last_modified = raw.content_type, raw.etag, raw.last_modified
+    row.fetched_at = raw.fetched_at or now
+    row.normaliser_version = NORMALISER_VERSION
+    row.diagnostics = [d.model_dump(mode="json") for d in manifest.diagnostics]
+    row.missing_count, row.missing_since = 0, None
+    session.flush()
+    session.execute(delete(ActionRow).where(ActionRow.document_id == row.id))
+    session.execute(delete(FlowRow).where(FlowRow.document_id == row.id))
+    actions = action_rows(site, row, manifest)[: max(budget, 0)]
+    if len(actions) < len(manifest.actions):
+        row.diagnostics = row.diagnostics + [
+            {"code": "too-many-actions", "severity": "warning", "path": "$.actions",
+             "message": f"site action limit reached; kept {len(actions)} of "
+                        f"{len(manifest.actions)}", "hint": None}
+        ]
+    session.add_all(actions)
+    session.add_all(flow_rows(site, row, manifest))
+    return budget - len(actions)
+
+
+def _apply_failure(
+    session: Session, site: Site, row: Document | None, failure: FetchFailure, now: datetime
+) -> bool:
+    """Record a failed fetch. Returns True when the site's action set changed (removal)."""
+    if failure.code == "robots-disallowed":
+        return False
+    if failure.status in GONE_STATUSES or failure.code == "not-found":
+        if row is None:
+            return False  # most sites lack most well-known files: not an error
+        row.missing_count += 1
+        row.missing_since = row.missing_since or now
+        if row.missing_count >= GONE_AFTER_COUNT and now - row.missing_since >= GONE_AFTER:
+            session.delete(row)
+            return True
+        return False
+    _record_error(site, failure.url, f"{failure.code}: {failure.message}".strip(": "), now)
+    return False
+
+
+def _record_error(site: Site, url: str, message: str, now: datetime) -> None:
+    site.last_error_at = now
+    site.last_error = f"{url}: {message}"[:2000]
+
+
+def _refresh_site_text(site: Site, update: SiteUpdate) -> None:
+    for doc in update.documents:
+        if doc.manifest.site_name and not doc.failed:
+            site.name = doc.manifest.site_name
+            site.description = doc.manifest.site_description or site.description
+            return
+
+
+def count_site(session: Session, site_id: int) -> tuple[int, int]:
+    actions = session.scalar(select(func.count()).where(ActionRow.site_id == site_id)) or 0
+    flows = session.scalar(select(func.count()).where(FlowRow.site_id == site_id)) or 0
+    return actions, flows
+
+
+def start_run(session: Session, kind: str, targets: list[str]) -> int:
+    run = CrawlRun(kind=kind, status="running", started_at=utcnow(), targets=targets, stats={})
+    session.add(run)
+    session.flush()
+    return run.id
+
+
+def finish_run(session: Session, run_id: int, stats: dict, status: str = "finished") -> None:
+    run = session.get(CrawlRun, run_id)
+    if run is None:
+        raise NotFound(f"crawl run {run_id}")
+    run.status, run.stats, run.finished_at = status, stats, utcnow()

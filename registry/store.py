@@ -1,0 +1,75 @@
+"""Row-level helpers for the service: manifest -> rows, site upsert, time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from registry.models import ActionRow, Document, FlowRow, Site
+from registry.schemas import Manifest, stable_id
+
+
+def utcnow() -> datetime:
+    """Naive UTC: SQLite keeps no time zone, so every stored time is UTC without one."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def get_or_create_site(session: Session, host: str, origin: str, now: datetime) -> Site:
+    """The site's row; inserted if new (race-safe via ON CONFLICT DO NOTHING).
+
+    A known site is only read here, so an unchanged recrawl issues no write at all; the
+    service locks the row (lock_site) once it knows it will change something.
+    """
+    site = session.scalars(select(Site).where(Site.host == host)).one_or_none()
+    if site is not None:
+        return site
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    stmt = insert(Site).values(host=host, origin=origin, version=0, created_at=now)
+    session.execute(stmt.on_conflict_do_nothing(index_elements=["host"]))
+    return session.scalars(select(Site).where(Site.host == host)).one()
+
+
+def lock_site(session: Session, site: Site) -> None:
+    """Serialise two crawlers promoting one site on PostgreSQL. SQLite ignores FOR UPDATE: its
+    write lock is database-wide already."""
+    session.refresh(site, with_for_update=True)
+
+
+def _doc_key(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow]:
+    rows, seen = [], set()
+    for action in manifest.actions:
+        if action.name in seen:  # dedupe keys before insert: ids must be unique
+            continue
+        seen.add(action.name)
+        ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#{action.name}")
+        data = action.model_dump()
+        rows.append(ActionRow(id=ident, site_id=site.id, document_id=doc.id, **data))
+    return rows
+
+
+def flow_rows(site: Site, doc: Document, manifest: Manifest) -> list[FlowRow]:
+    rows, seen = [], set()
+    for flow in manifest.flows:
+        if flow.name in seen:
+            continue
+        seen.add(flow.name)
+        ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#flow:{flow.name}")
+        rows.append(
+            FlowRow(
+                id=ident, site_id=site.id, document_id=doc.id, name=flow.name, title=flow.title,
+                description=flow.description, effect=flow.effect,
+                input_schema=flow.input_schema,
+                steps=[s.model_dump() for s in flow.steps],
+            )
+        )
+    return rows
