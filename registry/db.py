@@ -23,12 +23,17 @@ def make_engine(settings: Settings) -> Engine:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
         return engine
     return create_engine(url, pool_pre_ping=True)
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-    # WAL lets the API read while a crawl writes; foreign keys are off by default in SQLite.
+    # pysqlite's own transaction handling commits before DDL and breaks SAVEPOINT; take it over
+    # (SQLAlchemy's documented recipe) so SQLite is as transactional as PostgreSQL: a failed
+    # migration or promotion leaves nothing behind. WAL lets the API read while a crawl writes;
+    # foreign keys are off by default in SQLite.
+    dbapi_conn.isolation_level = None
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA foreign_keys=ON")

@@ -119,6 +119,14 @@ class FindResponse(_Model):
     results: list[FindResult]
     took_ms: float
 
+    def public(self) -> dict[str, Any]:
+        """The wire form shared by GET /find and `find --json`: only flows carry ``steps``."""
+        body = self.model_dump(mode="json")
+        for result in body["results"]:
+            if result["kind"] != "flow":
+                del result["steps"]
+        return body
+
 
 def stable_id(site: str, format: str, key: str) -> str:
     """Hash of (site, format, key): the same action keeps its id across crawls."""

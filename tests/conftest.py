@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -17,8 +18,8 @@ import pytest
 from sqlalchemy import Engine, make_url
 from sqlalchemy.orm import Session
 
-from registry.db import make_engine, migrate
 from registry.config import Settings
+from registry.db import make_engine, migrate
 
 PG_URL = os.environ.get(
     "ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -30,22 +31,34 @@ def _pg_admin_dsn() -> str:
     return make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-@pytest.fixture(scope="session")
-def pg_database() -> Iterator[str]:
-    """A fresh, migrated PostgreSQL database for this test session; dropped at the end."""
-    name = f"actiondex_t{os.getpid()}"
+@contextmanager
+def fresh_pg_database(name: str) -> Iterator[str]:
+    """Create an empty PostgreSQL database for a test, drop it afterwards; yields its URL."""
     try:
         admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:
         pytest.fail(f"PostgreSQL at {PG_URL} is unreachable ({exc}); run `make test`, "
                     "which starts it, or set ACTIONDEX_TEST_DATABASE_URL", pytrace=False)
     with admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(PG_URL).set(drivername="postgresql+psycopg", database=name)
-    yield url.render_as_string(hide_password=False)
-    with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(PG_URL).set(drivername="postgresql", database=name).render_as_string(
+            hide_password=False)
+    finally:
+        with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def engine_for(url: str, data_dir: Path) -> Engine:
+    return make_engine(Settings(data_dir=data_dir, database_url=url))
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session."""
+    with fresh_pg_database(f"actiondex_t{os.getpid()}") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -54,17 +67,14 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
-def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[Engine]:
     """A migrated engine per backend. Every test using it runs once on each database."""
-    if request.param == "postgresql":
-        url = request.getfixturevalue("pg_database")
-    else:
-        url = request.getfixturevalue("sqlite_url")
-    settings = Settings(data_dir=tmp_path_factory.mktemp("data"), database_url=url.replace(
-        "postgresql+psycopg://", "postgresql://"))
-    eng = make_engine(settings)
+    fixture = "pg_database" if request.param == "postgresql" else "sqlite_url"
+    eng = engine_for(request.getfixturevalue(fixture), tmp_path_factory.mktemp("data"))
     migrate(eng)
-    return eng
+    yield eng
+    eng.dispose()
 
 
 @pytest.fixture
@@ -88,21 +98,16 @@ def data_dir(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def empty_pg_url() -> Iterator[str]:
+    """An empty, un-migrated PostgreSQL database for one test."""
+    with fresh_pg_database(f"actiondex_e{os.getpid()}") as url:
+        yield url
+
+
 @pytest.fixture(params=BACKENDS)
-def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The URL of an empty, un-migrated database (per test), on each backend."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'empty.db'}"
-        return
-    name = f"actiondex_e{os.getpid()}"
-    try:
-        admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        pytest.fail(f"PostgreSQL at {PG_URL} is unreachable ({exc})", pytrace=False)
-    with admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield make_url(PG_URL).set(drivername="postgresql+psycopg", database=name).render_as_string(
-        hide_password=False)
-    with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        return f"sqlite:///{tmp_path / 'empty.db'}"
+    return str(request.getfixturevalue("empty_pg_url"))

@@ -9,20 +9,17 @@ import pytest
 from alembic import command
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import Engine, create_engine, inspect
 
 from registry.db import MIGRATIONS, alembic_config, migrate
+from tests.conftest import engine_for
 
 TABLES = {"sites", "documents", "actions", "flows", "crawl_runs", "alembic_version"}
 
 
-def current_revision(url: str) -> str | None:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
-    finally:
-        engine.dispose()
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
 
 
 def test_single_head() -> None:
@@ -35,11 +32,11 @@ def test_every_revision_says_why() -> None:
         assert "\nWhy: " in path.read_text(), f"{path.name} lacks its 'Why:' line"
 
 
-def test_upgrade_downgrade_upgrade_without_drift(empty_db_url: str) -> None:
-    engine = create_engine(empty_db_url)
+def test_upgrade_downgrade_upgrade_without_drift(empty_db_url: str, tmp_path: Path) -> None:
+    engine = engine_for(empty_db_url, tmp_path)
     cfg = alembic_config(engine)
     migrate(engine)
-    assert TABLES <= set(inspect(engine).get_table_names())
+    assert set(inspect(engine).get_table_names()) >= TABLES
     command.check(cfg)  # raises if the models and the migrated schema disagree
     command.downgrade(cfg, "base")
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
@@ -50,8 +47,6 @@ def test_upgrade_downgrade_upgrade_without_drift(empty_db_url: str) -> None:
 
 def test_a_failing_migration_leaves_the_previous_revision(empty_db_url: str,
                                                           tmp_path: Path) -> None:
-    if not empty_db_url.startswith("postgresql"):
-        pytest.skip("SQLite DDL is not transactional in the same way; PostgreSQL's is")
     scripts = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS, scripts, ignore=shutil.ignore_patterns("__pycache__"))
     head = ScriptDirectory(str(scripts)).get_current_head()
@@ -63,12 +58,12 @@ def test_a_failing_migration_leaves_the_previous_revision(empty_db_url: str,
         "    op.create_table('half_made', sa.Column('id', sa.Integer, primary_key=True))\n"
         "    op.execute('SELECT no_such_function()')\n\n\ndef downgrade():\n    pass\n"
     )
-    engine = create_engine(empty_db_url)
+    engine = engine_for(empty_db_url, tmp_path)
     cfg = alembic_config(engine)
     cfg.set_main_option("script_location", str(scripts))
     command.upgrade(cfg, head)
     with pytest.raises(Exception, match="no_such_function"):
         command.upgrade(cfg, "9999")
-    assert current_revision(empty_db_url) == head
+    assert current_revision(engine) == head
     assert "half_made" not in inspect(engine).get_table_names()
     engine.dispose()

@@ -4,12 +4,12 @@ Why: the foundation's tables: sites, the documents fetched from them (raw kept),
 actions and flows normalised from those documents, and a record of every crawl run.
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-29
 """
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 from sqlalchemy.dialects import postgresql
 
 # JSONB on PostgreSQL (indexable, compact), plain JSON text on SQLite.

@@ -1,0 +1,3 @@
+from actiondex.cli import main
+
+main()

@@ -1,0 +1,196 @@
+"""The ``actiondex`` command. Each command is a thin shell over registry/, crawler/ and api/."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from actiondex import output
+from actiondex.runtime import UserError, open_index, open_store
+from registry.config import Settings, get_settings
+from registry.db import make_engine
+from registry.db import migrate as run_migrations
+from registry.schemas import EFFECTS
+
+app = typer.Typer(
+    help="actiondex: an open registry of the actions websites offer to AI agents.\n\n"
+    "Crawl sites, normalise what they publish into one action model, and find actions "
+    "with BM25 search from the command line or over HTTP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object.")]
+ResolveOpt = Annotated[
+    list[str] | None,
+    typer.Option("--resolve", metavar="HOST:PORT:ADDR",
+                 help="Connect to HOST:PORT at ADDR, and allow exactly that host and port even "
+                      "where ADDR is private (like curl --resolve). Repeatable."),
+]
+PrivateOpt = Annotated[
+    bool, typer.Option("--allow-private",
+                       help="Allow private, loopback and other non-public addresses "
+                            "(for private deployments only).")
+]
+
+
+@app.callback()
+def _global(
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", envvar="ACTIONDEX_DATA_DIR",
+                     help="Where the embedded database and the index live [default: .actiondex]"),
+    ] = None,
+) -> None:
+    if data_dir is not None:
+        os.environ["ACTIONDEX_DATA_DIR"] = str(data_dir)
+    get_settings.cache_clear()
+
+
+def _settings() -> Settings:
+    try:
+        return get_settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = "ACTIONDEX_" + str(first["loc"][0]).upper() if first["loc"] else "settings"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise UserError(f"bad configuration: {field}: {message}") from exc
+
+
+@app.command()
+def migrate() -> None:
+    """Create or upgrade the database schema to the newest revision."""
+    settings = _settings()
+    run_migrations(make_engine(settings))
+    output.info(f"database at head: {output.safe_url(settings.db_url)}")
+
+
+@app.command()
+def crawl(
+    targets: Annotated[list[str], typer.Argument(help="Sites to crawl: domains or URLs.")],
+    resolve: ResolveOpt = None,
+    allow_private: PrivateOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Crawl sites: robots.txt, well-known manifests and the homepage, into the store."""
+    from actiondex.crawling import crawl_and_index
+
+    summary = crawl_and_index(_settings(), targets, resolve or [], allow_private,
+                              quiet=as_json)
+    output.summary(summary, as_json)
+    if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Manifest files or folders.")],
+    origin: Annotated[str | None, typer.Option(
+        help="The site the manifests belong to, e.g. https://shop.example "
+             "[default: the manifest's own site/url field]")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load manifest files (format sniffed from content) into the store and the index."""
+    from actiondex.ingest import ingest_paths
+
+    settings = _settings()
+    engine = open_store(settings)
+    summary = ingest_paths(engine, paths, origin)
+    open_index(settings, engine)
+    output.summary(summary, as_json)
+    if summary["errors"] and summary["actions"] == 0:
+        raise typer.Exit(1)
+
+
+@app.command()
+def index(
+    rebuild: Annotated[bool, typer.Option(
+        "--rebuild", help="Build a fresh index and swap it in atomically.")] = False,
+) -> None:
+    """Bring the search index up to date with the store."""
+    from registry.db import transaction
+    from registry.index import ActionIndex
+
+    settings = _settings()
+    engine = open_store(settings)
+    with transaction(engine) as session:
+        if rebuild:
+            stats = ActionIndex.rebuild(settings.index_path, session)
+        else:
+            stats = ActionIndex.open(settings.index_path).sync(session)
+    output.info(f"index {'rebuilt' if rebuild else 'synced'}: {stats}")
+
+
+@app.command()
+def find(
+    query: Annotated[str, typer.Argument(help="What the agent wants to do.")],
+    effect: Annotated[list[str] | None, typer.Option(
+        help=f"Only these effects ({', '.join(EFFECTS)}). Repeatable.")] = None,
+    site: Annotated[str | None, typer.Option(help="Only this site (host).")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=50, help="How many results.")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find actions and flows: which site offers what, how to call it, what it will do."""
+    from registry.search import find as search
+
+    for value in effect or []:
+        if value not in EFFECTS:
+            raise UserError(f"--effect {value!r} is not one of {', '.join(EFFECTS)}")
+    if not query.strip():
+        raise UserError("the query is empty")
+    settings = _settings()
+    index = open_index(settings, open_store(settings))
+    response = search(index, query, limit=limit, effects=effect, site=site)
+    if as_json:
+        print(json.dumps(response.public()))
+    else:
+        output.results(response)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the HTTP API (GET /find, GET /healthz)."""
+    from actiondex.serving import serve_api
+
+    settings = _settings()
+    serve_api(settings, open_store(settings), host, port)
+
+
+@app.command()
+def demo(
+    no_serve: Annotated[bool, typer.Option(
+        "--no-serve", help="Stop after printing the results instead of serving the API.")] = False,
+    port: Annotated[int, typer.Option(help="Port for the API.")] = 8000,
+) -> None:
+    """Crawl a bundled demo web on loopback, index it, search it, then serve the API."""
+    from actiondex.demo.run import run_demo
+
+    run_demo(_settings(), serve=not no_serve, port=port)
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr, never a traceback."""
+    try:
+        app()
+    except UserError as exc:
+        print(f"actiondex: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # last resort: say what happened in one line
+        if os.environ.get("ACTIONDEX_DEBUG"):
+            raise
+        print(f"actiondex: error: {type(exc).__name__}: {exc} (set ACTIONDEX_DEBUG=1 for "
+              "the traceback)", file=sys.stderr)
+        sys.exit(1)
+

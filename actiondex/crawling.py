@@ -1,0 +1,85 @@
+"""`actiondex crawl`: check targets, run the Scrapy crawl, bring the index up to date."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from rich.status import Status
+
+from actiondex import output
+from actiondex.runtime import UserError, open_index, open_store
+from crawler.guard import AddressPolicy, parse_resolve
+from crawler.run import run_crawl
+from registry.config import Settings
+
+
+def make_policy(resolve: list[str], allow_private: bool) -> AddressPolicy:
+    entries = {}
+    for spec in resolve:
+        try:
+            key, addr = parse_resolve(spec)
+        except ValueError as exc:
+            raise UserError(f"--resolve {spec!r}: {exc}") from exc
+        entries[key] = addr
+    return AddressPolicy(resolve=entries, allow_private=allow_private)
+
+
+def normalise_target(target: str) -> str:
+    """A bare domain means its https homepage; a URL keeps its scheme and port."""
+    target = target.strip()
+    if "://" not in target:
+        target = f"https://{target}/"
+    if not urlsplit(target).hostname:
+        raise UserError(f"{target!r} is not a domain or URL")
+    return target
+
+
+def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
+    """Refuse unsafe targets up front, one line each; an error when none is left."""
+    accepted, refusals = [], []
+    for raw in targets:
+        target = normalise_target(raw)
+        reason = policy.check_url(target)
+        if reason:
+            refusals.append(f"refused {target}: {reason}")
+        else:
+            accepted.append(target)
+    if not accepted:
+        raise UserError("; ".join(refusals))
+    for refusal in refusals:
+        output.info(f"actiondex: {refusal}")
+    return accepted
+
+
+def crawl_and_index(
+    settings: Settings, targets: list[str], resolve: list[str], allow_private: bool,
+    quiet: bool = False,
+) -> dict[str, Any]:
+    policy = make_policy(resolve, allow_private)
+    accepted = accepted_targets(targets, policy)
+    engine = open_store(settings)
+    with Status("crawling…", console=output.err) if not quiet else _Silent() as status:
+        def progress(stats: dict[str, Any]) -> None:
+            if not quiet:
+                status.update(f"crawling: {stats.get('sites', 0)}/{len(accepted)} sites, "
+                              f"{stats.get('documents', 0)} documents, "
+                              f"{stats.get('actions', 0)} actions, "
+                              f"{stats.get('errors', 0)} errors")
+
+        summary = run_crawl(accepted, settings, policy, progress=progress)
+    open_index(settings, engine)
+    data = summary.model_dump() if hasattr(summary, "model_dump") else dict(vars(summary))
+    data["kind"] = "crawl"
+    return data
+
+
+class _Silent:
+    def __enter__(self) -> _Silent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, *_: object) -> None:
+        return None

@@ -1,0 +1,64 @@
+"""How commands print: rich tables for people, exactly one JSON object for programs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import make_url
+
+from registry.schemas import FindResponse
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def info(message: str) -> None:
+    err.print(message)
+
+
+def safe_url(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def summary(data: dict[str, Any], as_json: bool) -> None:
+    """A crawl or ingest summary: per-site rows, then totals."""
+    if as_json:
+        print(json.dumps(data, sort_keys=True, default=str))
+        return
+    table = Table(title=f"{data.get('kind', 'crawl')} summary", title_justify="left")
+    for col in ("site", "documents", "actions", "flows", "errors"):
+        table.add_column(col, justify="left" if col in ("site", "errors") else "right")
+    for row in data.get("per_site", []):
+        errors = ", ".join(row.get("errors") or []) or "-"
+        table.add_row(row["host"], str(row["documents"]), str(row["actions"]),
+                      str(row["flows"]), errors)
+    table.add_section()
+    table.add_row(f"{data['sites']} sites", str(data["documents"]), str(data["actions"]),
+                  str(data["flows"]), str(data["errors"]), style="bold")
+    out.print(table)
+
+
+def results(response: FindResponse) -> None:
+    """Search results as a readable table."""
+    if not response.results:
+        out.print(f"No actions found for {response.query!r} ({response.took_ms:.1f} ms).")
+        return
+    table = Table(title=f"{response.query!r}: {len(response.results)} results in "
+                        f"{response.took_ms:.1f} ms", title_justify="left")
+    for col in ("#", "site", "action", "kind", "effect", "call", "score"):
+        table.add_column(col, overflow="fold")
+    for rank, r in enumerate(response.results, 1):
+        call = f"{r.method or ''} {r.endpoint or ''}".strip() or "-"
+        if r.kind == "flow" and r.steps:
+            call = " -> ".join(step.action for step in r.steps)
+        table.add_row(str(rank), r.site, f"{r.title}\n[dim]{r.name}[/dim]", r.kind, r.effect,
+                      call, f"{r.score:.2f}")
+    out.print(table)
+
+
+def is_tty() -> bool:
+    return sys.stderr.isatty()

@@ -1,0 +1,54 @@
+"""Opening the store and the index for a command, and the errors a user may see."""
+
+from __future__ import annotations
+
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
+
+from registry.config import Settings
+from registry.db import alembic_config, make_engine, migrate, transaction
+from registry.index import ActionIndex
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one line, never a traceback."""
+
+
+def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
+    """An engine on a schema at head. Embedded SQLite is migrated on the spot; a server database
+    must be migrated explicitly (`actiondex migrate`), as deployments usually want."""
+    engine = make_engine(settings)
+    try:
+        if engine.dialect.name == "sqlite" and auto_migrate:
+            migrate(engine)
+        else:
+            _require_head(engine)
+    except OperationalError as exc:
+        raise UserError(f"cannot open the database: {_first_line(exc)}") from exc
+    return engine
+
+
+def _require_head(engine: Engine) -> None:
+    head = ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+    with engine.connect() as conn:
+        current = MigrationContext.configure(conn).get_current_revision()
+    if current != head:
+        raise UserError(
+            f"the database schema is at {current or 'nothing'}, not {head}: "
+            "run `actiondex migrate` first"
+        )
+
+
+def open_index(settings: Settings, engine: Engine) -> ActionIndex:
+    """The on-disk index, brought up to date with the store (a no-op when it already is)."""
+    index = ActionIndex.open(settings.index_path)
+    with transaction(engine) as session:
+        index.sync(session)
+    return index
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,1 @@
+"""HTTP adapter over registry: thin handlers, structured errors. Never imports scrapy."""

@@ -1,0 +1,16 @@
+"""Request dependencies: the index and settings the app was created with."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from registry.index import ActionIndex
+
+
+def get_index(request: Request) -> ActionIndex:
+    return request.app.state.index  # type: ignore[no-any-return]
+
+
+IndexDep = Annotated[ActionIndex, Depends(get_index)]

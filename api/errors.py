@@ -1,0 +1,55 @@
+"""Structured JSON errors everywhere: ``{"error": {"code", "message", "field"}}``.
+
+Validation -> 422 ``invalid-parameter`` naming the parameter; unknown route -> 404
+``not-found``; wrong method -> 405 ``method-not-allowed``; anything unexpected -> 500
+``internal-error`` with no traceback in the body (the server still logs it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed"}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    field: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    body = {"error": {"code": code, "message": message, "field": field}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    loc = [str(part) for part in first.get("loc", ())]
+    # loc is ("query", "limit") or ("query", "effect", 0): the parameter name is the second part.
+    field = loc[1] if len(loc) > 1 else (loc[0] if loc else None)
+    message = str(first.get("msg", "invalid parameter")).removeprefix("Value error, ")
+    return error_response(422, "invalid-parameter", message, field)
+
+
+async def _http(_: Request, exc: HTTPException) -> JSONResponse:
+    code = HTTP_CODES.get(exc.status_code, "http-error")
+    message = exc.detail if isinstance(exc.detail, str) else code
+    return error_response(exc.status_code, code, message, headers=exc.headers)
+
+
+async def _unexpected(_: Request, __: Exception) -> JSONResponse:
+    # Starlette re-raises after sending this, so the traceback reaches the server log only.
+    return error_response(500, "internal-error", "internal server error")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
+    app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,16 @@
+"""GET /healthz: liveness plus what the index holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from api.deps import IndexDep
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+def healthz(index: IndexDep) -> dict[str, Any]:
+    return {"status": "ok", "actions": index.count("action"), "index_generation": index.generation}

@@ -1,0 +1,193 @@
+"""The tantivy BM25 index of actions and flows: derived from the store, disposable.
+
+``ActionIndex.open(path)`` serves the generation ``current`` points at; ``sync(session)``
+brings it up to date with the store incrementally (only sites whose ``sites.version`` changed);
+``ActionIndex.rebuild(path, session)`` builds a fresh generation beside it and swaps ``current``
+when complete.
+Readers follow the symlink: every ``searcher()`` call compares it with the open generation
+(one readlink) and reopens after a swap. Commits made by this object are visible at once;
+commits made by another process are picked up by tantivy's meta.json watcher within ~1 s.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from registry.index_docs import SCHEMA, SCHEMA_VERSION, site_documents
+from registry.index_files import (
+    current_target,
+    generation_number,
+    new_generation,
+    read_state,
+    remove_older,
+    swap_current,
+    write_state,
+)
+from registry.models import Site
+
+WRITER_HEAP = 64_000_000
+
+
+class IndexBusy(RuntimeError):
+    """Another writer (in this or another process) holds the generation's lock."""
+
+
+@dataclass(frozen=True)
+class SyncStats:
+    generation: int
+    sites_indexed: int = 0  # new or changed sites whose documents were (re)written
+    sites_removed: int = 0
+    documents: int = 0  # documents added
+    took_ms: float = 0.0
+
+
+class ActionIndex:
+    """A handle on the index folder; thread-safe, cheap to query, follows ``current``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()  # guards swapping the open generation
+        self._write_lock = threading.Lock()  # one sync at a time per handle
+        self._target: str | None = None
+        self._index: tantivy.Index | None = None
+        self._refresh()
+        if self._index is None:
+            raise FileNotFoundError(f"no index generation at {root}; use ActionIndex.open")
+
+    @classmethod
+    def open(cls, path: Path | str) -> ActionIndex:
+        """Open the index at ``path``, creating an empty generation if there is none usable."""
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        target = current_target(root)
+        if target is None or not _usable(root / target):
+            folder = new_generation(root)
+            tantivy.Index(SCHEMA, path=str(folder))
+            write_state(folder, {"schema": SCHEMA_VERSION, "sites": {}})
+            swap_current(root, folder)
+        return cls(root)
+
+    @property
+    def generation(self) -> int:
+        self._refresh()
+        return generation_number(self._target or "") or 0
+
+    def searcher(self) -> tantivy.Searcher:
+        """A consistent snapshot of the current generation."""
+        self._refresh()
+        assert self._index is not None
+        return self._index.searcher()
+
+    def count(self, kind: str = "action") -> int:
+        query = tantivy.Query.term_query(SCHEMA, "kind", kind)
+        return self.searcher().search(query, 1, count=True).count or 0
+
+    def sync(self, session: Session) -> SyncStats:
+        """Reindex the sites whose version differs from the generation's state.json."""
+        started = time.perf_counter()
+        with self._write_lock:
+            self._refresh()
+            index, folder = self._index, self.root / (self._target or "")
+            assert index is not None
+            indexed: dict[str, int] = read_state(folder).get("sites", {})
+            versions = _site_versions(session)
+            stale = sorted(h for h, v in versions.items() if indexed.get(h) != v)
+            gone = sorted(set(indexed) - set(versions))
+            docs = 0
+            if stale or gone:
+                # New sites are deleted too: a crash after a commit but before the state write
+                # leaves them in the index yet absent from state.json.
+                docs = _write(index, stale + gone, site_documents(session, stale))
+                index.reload()
+                kept = {h: v for h, v in indexed.items() if h not in gone}
+                _save_state(folder, kept | {h: versions[h] for h in stale})
+        took = (time.perf_counter() - started) * 1000
+        return SyncStats(self.generation, len(stale), len(gone), docs, took)
+
+    @classmethod
+    def rebuild(cls, path: Path | str, session: Session) -> SyncStats:
+        """Build a complete new generation from the store, then swap ``current`` to it.
+
+        The old generation keeps serving until the swap (open handles move over on their next
+        query); a failed build is removed and leaves it serving.
+        """
+        started = time.perf_counter()
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        folder = new_generation(root)
+        try:
+            index = tantivy.Index(SCHEMA, path=str(folder))
+            versions = _site_versions(session)
+            docs = _write(index, [], site_documents(session, sorted(versions)))
+            _save_state(folder, versions)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        swap_current(root, folder)
+        remove_older(root, folder)
+        took = (time.perf_counter() - started) * 1000
+        return SyncStats(generation_number(folder.name) or 0, len(versions), 0, docs, took)
+
+    def _refresh(self) -> None:
+        """Reopen if ``current`` moved. On any trouble, keep serving what is open."""
+        target = current_target(self.root)
+        if target is None or target == self._target:
+            return
+        with self._lock:
+            if target == self._target:
+                return
+            try:
+                index = tantivy.Index.open(str(self.root / target))
+            except (OSError, ValueError):
+                return
+            self._index, self._target = index, target
+
+
+def _usable(folder: Path) -> bool:
+    return (
+        read_state(folder).get("schema") == SCHEMA_VERSION
+        and tantivy.Index.exists(str(folder))
+    )
+
+
+def _site_versions(session: Session) -> dict[str, int]:
+    # Read before the rows: the rows indexed are then at least this new, so recording these
+    # versions can only cause a redo, never a missed update.
+    return {host: version for host, version in session.execute(select(Site.host, Site.version))}
+
+
+def _save_state(folder: Path, sites: dict[str, int]) -> None:
+    write_state(folder, {"schema": SCHEMA_VERSION, "sites": sites})
+
+
+def _write(
+    index: tantivy.Index, delete_hosts: Sequence[str], docs: Iterable[tantivy.Document]
+) -> int:
+    """Delete the hosts' documents, add ``docs``, commit; all or nothing. Returns docs added."""
+    try:
+        writer = index.writer(WRITER_HEAP, 1)
+    except ValueError as exc:  # tantivy reports a held lock as ValueError("...LockBusy...")
+        raise IndexBusy(str(exc)) from exc
+    added = 0
+    try:
+        for host in delete_hosts:
+            writer.delete_documents_by_term("site", host)
+        for doc in docs:
+            writer.add_document(doc)
+            added += 1
+        writer.commit()
+    except BaseException:
+        writer.rollback()
+        raise
+    finally:
+        writer.wait_merging_threads()  # consumes the writer and releases the lock
+    return added

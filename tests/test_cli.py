@@ -1,0 +1,111 @@
+"""The command line as a user meets it: help, one-line errors, ingest -> find, on both databases.
+
+Commands run in a subprocess through `python -m actiondex`, the real entry point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+COMMANDS = ["demo", "crawl", "ingest", "index", "find", "serve", "migrate"]
+
+
+def run(data_dir: Path, *args: str, db_url: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url}
+    env.pop("ACTIONDEX_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "actiondex", *args], env=env, text=True,
+                          capture_output=True, timeout=120)
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "sqlite":
+        return ""
+    return str(request.getfixturevalue("empty_pg_url"))
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_explains_itself(data_dir: Path, command: str) -> None:
+    proc = run(data_dir, command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage" in proc.stdout and len(proc.stdout.splitlines()) > 4
+
+
+def test_ingest_then_find(data_dir: Path, db_url: str) -> None:
+    if db_url:
+        assert run(data_dir, "migrate", db_url=db_url).returncode == 0
+    proc = run(data_dir, "ingest", str(FIXTURES / "shop"), "--json", db_url=db_url)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert {k: summary[k] for k in ("sites", "documents", "actions", "flows", "errors")} == {
+        "sites": 1, "documents": 1, "actions": 2, "flows": 1, "errors": 0}
+
+    proc = run(data_dir, "find", "order printer paper", "--json", db_url=db_url)
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    assert found["query"] == "order printer paper"
+    top = found["results"][0]
+    assert top["site"] == "inkwell.example"
+    assert top["name"] in ("place_order", "order_stationery")
+    assert top["source"] == {"url": "https://inkwell.example/.well-known/agent-actions.json",
+                             "format": "agent-actions"}
+    assert top["endpoint"] is None or top["endpoint"].startswith("https://inkwell.example/")
+
+    proc = run(data_dir, "find", "order", "--effect", "read", "--json", db_url=db_url)
+    assert {r["effect"] for r in json.loads(proc.stdout)["results"]} <= {"read"}
+
+
+def test_ingest_again_changes_nothing(data_dir: Path) -> None:
+    run(data_dir, "ingest", str(FIXTURES / "shop"))
+    proc = run(data_dir, "ingest", str(FIXTURES / "shop"), "--json")
+    assert json.loads(proc.stdout)["changed_sites"] == []
+
+
+def test_ingest_without_origin_is_a_one_line_error(data_dir: Path) -> None:
+    line = one_line_error(run(data_dir, "ingest", str(FIXTURES / "noorigin")))
+    assert "--origin" in line
+    proc = run(data_dir, "ingest", str(FIXTURES / "noorigin"), "--origin",
+               "https://ping.example", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 1
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["find", "x", "--effect", "steal"], "not one of"),
+    (["find", "   "], "empty"),
+    (["ingest", "/no/such/file"], "no such file"),
+    (["crawl", "http://127.0.0.1:9/"], "refused"),
+    (["crawl", "example.test", "--resolve", "nonsense"], "--resolve"),
+])
+def test_bad_input_is_one_line(data_dir: Path, args: list[str], expect: str) -> None:
+    assert expect in one_line_error(run(data_dir, *args))
+
+
+def test_private_target_refusal_names_target_and_reason(data_dir: Path) -> None:
+    line = one_line_error(run(data_dir, "crawl", "http://127.0.0.1:9/"))
+    assert line.startswith("actiondex: error: refused http://127.0.0.1:9/: ")
+    assert len(line) > len("actiondex: error: refused http://127.0.0.1:9/: ") + 5
+
+
+def test_bad_database_url_is_one_line(data_dir: Path) -> None:
+    line = one_line_error(run(data_dir, "find", "x", db_url="mysql://nope"))
+    assert "ACTIONDEX_DATABASE_URL" in line
+
+
+def test_server_database_must_be_migrated_first(data_dir: Path, empty_pg_url: str) -> None:
+    line = one_line_error(run(data_dir, "find", "x", db_url=empty_pg_url))
+    assert "actiondex migrate" in line

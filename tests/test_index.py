@@ -1,0 +1,299 @@
+"""The tantivy index follows the store: incremental sync, atomic rebuild, safe queries.
+
+Stores are built through the ``session`` fixture, so every test runs on SQLite and PostgreSQL.
+Rows are written with the models directly: the index reads tables, not manifests.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tantivy
+from sqlalchemy import delete
+from sqlalchemy.orm import Session
+
+import registry.index as index_module
+from registry.index import ActionIndex, IndexBusy
+from registry.index_docs import type_words
+from registry.index_files import read_state, write_state
+from registry.models import ActionRow, Document, FlowRow, Site
+from registry.schemas import stable_id
+from registry.search import find
+from registry.store import utcnow
+
+
+def add_site(
+    session: Session,
+    host: str,
+    actions: list[dict[str, Any]],
+    flows: list[dict[str, Any]] | None = None,
+    **site: Any,
+) -> Site:
+    """A site with one agent-actions document holding ``actions`` and ``flows``."""
+    row = Site(host=host, origin=f"https://{host}", version=1, created_at=utcnow(), **site)
+    session.add(row)
+    session.flush()
+    doc = Document(site_id=row.id, url=f"https://{host}/.well-known/agent-actions.json",
+                   format="agent-actions", status=200, fetched_at=utcnow())
+    session.add(doc)
+    session.flush()
+    for spec in actions:
+        values = {"description": "", "effect": "read", "method": "GET",
+                  "endpoint": f"https://{host}/api/{spec['name']}",
+                  "input_schema": {"type": "object"}, "auth": "none"} | spec
+        session.add(ActionRow(id=stable_id(host, "agent-actions", spec["name"]),
+                              site_id=row.id, document_id=doc.id, **values))
+    for spec in flows or []:
+        values = {"description": "", "effect": "spend", "input_schema": {"type": "object"}} | spec
+        session.add(FlowRow(id=stable_id(host, "agent-actions", f"flow:{spec['name']}"),
+                            site_id=row.id, document_id=doc.id, **values))
+    session.flush()
+    return row
+
+
+def shop_and_news(session: Session) -> None:
+    """Two small sites: a shop with a purchase flow, a news site with a cross-origin action."""
+    add_site(session, "shop.example", [
+        {"name": "add_to_cart", "title": "Add to cart", "effect": "write", "method": "POST",
+         "input_schema": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+        {"name": "searchProducts", "title": "Search the catalogue", "type": "SearchAction",
+         "description": "Find printer paper, toner and more."},
+        {"name": "checkout", "title": "Place the order", "effect": "spend", "method": "POST",
+         "type": "BuyAction"},
+    ], [
+        {"name": "purchase", "title": "Buy a product", "steps": [
+            {"action": "searchProducts", "title": None, "bindings": {}},
+            {"action": "add_to_cart", "title": None, "bindings": {"sku": "$steps.0.sku"}},
+            {"action": "checkout", "title": "Pay", "bindings": {}},
+        ]},
+    ], name="Example Shop", description="Office supplies")
+    add_site(session, "news.example", [
+        {"name": "subscribe", "title": "Subscribe to the newsletter", "effect": "send",
+         "method": "POST"},
+        {"name": "search", "title": "Search articles", "type": "SearchAction"},
+        {"name": "delete_account", "title": "Delete my account", "effect": "delete",
+         "method": "DELETE"},
+        {"name": "track_event", "title": "Track an article view", "same_origin": False,
+         "endpoint": "https://tracker.example.net/collect"},
+    ], name="Example News")
+
+
+@pytest.fixture
+def index(session: Session, tmp_path: Path) -> ActionIndex:
+    shop_and_news(session)
+    idx = ActionIndex.open(tmp_path / "index")
+    idx.sync(session)
+    return idx
+
+
+def names(index: ActionIndex, q: str, **kw: Any) -> list[str]:
+    return [r.name for r in find(index, q, **kw).results]
+
+
+def test_open_creates_an_empty_generation(tmp_path: Path) -> None:
+    idx = ActionIndex.open(tmp_path / "index")
+    assert idx.generation == 1
+    assert idx.count() == 0
+    assert (tmp_path / "index" / "current").is_symlink()
+    assert find(idx, "anything").results == []
+    assert ActionIndex.open(tmp_path / "index").generation == 1  # reopening reuses it
+
+
+def test_type_words() -> None:
+    assert type_words("SearchAction") == "search"
+    assert type_words("https://schema.org/AddToCartAction") == "add to cart"
+
+
+def test_split_identifiers_are_found_by_words(index: ActionIndex) -> None:
+    assert names(index, "add to cart")[0] == "add_to_cart"
+    assert names(index, "search products")[0] == "searchProducts"
+    assert names(index, "addToCart")[0] == "add_to_cart"
+
+
+def test_stemming_types_and_synonyms(index: ActionIndex) -> None:
+    assert "searchProducts" in names(index, "searching printers")
+    assert names(index, "purchase", site="shop.example")[0] in ("purchase", "checkout")
+    assert "checkout" in names(index, "buying")  # type word "buy" from BuyAction
+
+
+def test_flows_are_results_with_steps(index: ActionIndex) -> None:
+    [flow] = [r for r in find(index, "buy a product").results if r.kind == "flow"]
+    assert flow.name == "purchase" and flow.site == "shop.example"
+    assert [s.action for s in flow.steps or []] == ["searchProducts", "add_to_cart", "checkout"]
+    assert flow.source.format == "agent-actions"
+    # step action names are searchable too
+    assert "purchase" in names(index, "add to cart checkout")
+
+
+def test_effect_and_site_filters(index: ActionIndex) -> None:
+    assert {r.effect for r in find(index, "search subscribe delete", effects=["read"]).results} \
+        == {"read"}
+    both = find(index, "search subscribe delete account", effects=["send", "delete"]).results
+    assert {r.name for r in both} == {"subscribe", "delete_account"}
+    assert {r.site for r in find(index, "search", site="news.example").results} \
+        == {"news.example"}
+    assert find(index, "search", site="nowhere.example").results == []
+
+
+def test_cross_origin_endpoints_are_left_out_by_default(index: ActionIndex) -> None:
+    assert "track_event" not in names(index, "track article view")
+    assert names(index, "track article view", cross_origin=True)[0] == "track_event"
+
+
+def test_result_carries_everything_without_the_database(index: ActionIndex) -> None:
+    [hit] = find(index, "add to cart", limit=1).results
+    assert hit.kind == "action" and hit.method == "POST" and hit.effect == "write"
+    assert hit.endpoint == "https://shop.example/api/add_to_cart"
+    assert hit.input_schema["properties"] == {"sku": {"type": "string"}}
+    assert hit.source.url == "https://shop.example/.well-known/agent-actions.json"
+    assert hit.score > 0 and hit.steps is None
+
+
+def test_sync_reindexes_only_changed_sites(session: Session, index: ActionIndex) -> None:
+    before = index.count()
+    shop = session.query(Site).filter_by(host="shop.example").one()
+    news = session.query(Site).filter_by(host="news.example").one()
+    cart = session.get(ActionRow, stable_id("shop.example", "agent-actions", "add_to_cart"))
+    assert cart is not None
+    cart.title, shop.version = "Put in basket", shop.version + 1
+    # Changed WITHOUT a version bump: if sync rebuilt news, this title would become findable.
+    sub = session.get(ActionRow, stable_id("news.example", "agent-actions", "subscribe"))
+    assert sub is not None
+    sub.title = "Zebra mailing"
+    session.flush()
+    stats = index.sync(session)
+    assert (stats.sites_indexed, stats.sites_removed, stats.documents) == (1, 0, 4)
+    assert names(index, "basket") == ["add_to_cart"]
+    assert names(index, "zebra") == []
+    assert index.count() == before
+    assert read_state(index.root / "current")["sites"] == {"shop.example": 2, "news.example": 1}
+    assert index.sync(session).sites_indexed == 0  # nothing changed since: nothing done
+    assert news.version == 1
+
+
+def test_new_and_deleted_sites(session: Session, index: ActionIndex) -> None:
+    add_site(session, "travel.example", [{"name": "book_hotel", "title": "Book a hotel"}])
+    session.execute(delete(Site).where(Site.host == "news.example"))
+    stats = index.sync(session)
+    assert (stats.sites_indexed, stats.sites_removed) == (1, 1)
+    assert names(index, "subscribe newsletter") == []
+    assert names(index, "reserve hotel") == ["book_hotel"]
+    assert index.count() == 4  # three shop actions and the hotel
+
+
+def test_crash_between_commit_and_state_write_is_harmless(
+    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shop_and_news(session)
+    idx = ActionIndex.open(tmp_path / "index")
+
+    def killed(*_: Any) -> None:
+        raise KeyboardInterrupt  # stands for the process dying after the tantivy commit
+
+    monkeypatch.setattr(index_module, "_save_state", killed)
+    with pytest.raises(KeyboardInterrupt):
+        idx.sync(session)
+    monkeypatch.undo()
+    assert idx.count() == 7  # committed, yet state.json does not know it
+    stats = ActionIndex.open(tmp_path / "index").sync(session)  # "the next process"
+    assert stats.sites_indexed == 2
+    assert idx.count() == 7  # redone, not duplicated
+    assert len(find(idx, "add to cart").results) == 2  # the action and the flow, once each
+
+
+def test_rebuild_swaps_while_open_readers_keep_answering(
+    session: Session, index: ActionIndex, tmp_path: Path
+) -> None:
+    reader = ActionIndex.open(tmp_path / "index")  # e.g. the API's handle
+    old_snapshot = reader.searcher()
+    generation = reader.generation
+    shop = session.query(Site).filter_by(host="shop.example").one()
+    shop.name = "Paperworld"
+    session.flush()
+    stats = ActionIndex.rebuild(tmp_path / "index", session)
+    assert stats.generation == generation + 1 and stats.documents == 8
+    assert not (tmp_path / "index" / f"gen-{generation}").exists()  # old one removed
+    assert old_snapshot.num_docs == 8  # still readable after its files were unlinked
+    assert reader.generation == generation + 1  # followed the symlink
+    assert "add_to_cart" in names(reader, "paperworld cart")
+    assert reader.sync(session).sites_indexed == 0  # the new generation's state is complete
+
+
+def test_failed_rebuild_leaves_the_old_generation_serving(
+    session: Session, index: ActionIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: Any) -> Any:
+        yield from ()
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(index_module, "site_documents", broken)
+    with pytest.raises(RuntimeError):
+        ActionIndex.rebuild(tmp_path / "index", session)
+    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == ["current", "gen-1"]
+    assert names(index, "add to cart")[0] == "add_to_cart"
+
+
+def test_a_held_writer_lock_is_reported_and_changes_nothing(
+    session: Session, index: ActionIndex
+) -> None:
+    shop = session.query(Site).filter_by(host="shop.example").one()
+    shop.version += 1
+    session.flush()
+    holder = tantivy.Index.open(str(index.root / "current")).writer(15_000_000, 1)
+    with pytest.raises(IndexBusy):
+        index.sync(session)
+    holder.wait_merging_threads()  # releases the lock
+    assert index.sync(session).sites_indexed == 1
+
+
+def test_an_index_of_another_schema_version_is_replaced(
+    session: Session, index: ActionIndex, tmp_path: Path
+) -> None:
+    folder = tmp_path / "index" / "current"
+    write_state(folder.resolve(), {"schema": -1, "sites": {}})
+    fresh = ActionIndex.open(tmp_path / "index")
+    assert fresh.generation == 2 and fresh.count() == 0
+    assert fresh.sync(session).sites_indexed == 2 and fresh.count() == 7
+
+
+HOSTILE = [
+    '"', '"unbalanced', "site:shop.example", "effect:read OR", "(", "((cart", ")", "[1 TO",
+    "*", "cart*", "?", "~2", "^3", "+-!", "\\", "\x00", "cart\x00cart", "a" * 1000,
+    " ".join(["cart"] * 500), "‮evil", "🛒 cart", "AND OR NOT", "", "   ", "'; DROP TABLE",
+    "{}", "title:", ":", "/regex/", "`", "add_to_cart:*",
+]
+
+
+@pytest.mark.parametrize("q", HOSTILE)
+def test_hostile_queries_never_raise(index: ActionIndex, q: str) -> None:
+    response = find(index, q, limit=5)
+    assert response.query == q and len(response.results) <= 5
+
+
+def test_concurrent_readers_during_syncs_and_rebuilds(
+    session: Session, index: ActionIndex
+) -> None:
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                assert find(index, "add to cart").results
+            except BaseException as exc:  # collected and asserted on below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for _ in range(3):
+        ActionIndex.rebuild(index.root, session)
+        index.sync(session)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert errors == []
