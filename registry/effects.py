@@ -1,0 +1,57 @@
+"""What an action does to the world, when its source does not say (DESIGN.md, "The action model").
+
+The Schema.org type decides first, then the leading verb of the machine name, then the HTTP
+method. Anything still unknown is ``write``: an unknown action is never labelled ``read``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from registry.schemas import Effect
+from registry.urls import split_identifier
+
+_VERBS: dict[str, Effect] = {
+    **dict.fromkeys(("search", "find", "read", "view", "watch", "listen", "check"), "read"),
+    **dict.fromkeys(("buy", "order", "pay", "rent", "donate", "tip", "reserve"), "spend"),
+    **dict.fromkeys(
+        ("send", "communicate", "share", "reply", "comment", "ask", "invite"), "send"
+    ),
+    **dict.fromkeys(("delete", "remove"), "delete"),
+}
+_METHODS: dict[str, Effect] = {"GET": "read", "HEAD": "read", "DELETE": "delete"}
+# Strongest first: a flow is as strong as its strongest step.
+STRENGTH: tuple[Effect, ...] = ("delete", "spend", "send", "write", "read")
+_TYPE_PREFIX = re.compile(r"^(?:schema:|https?://schema\.org/)", re.IGNORECASE)
+
+
+def type_verb(type_name: str) -> str:
+    """The verb of a Schema.org action type: "schema:ReserveAction" -> "reserve".
+
+    The whole stem is the verb, so "CheckOutAction" is "checkout", not "check".
+    """
+    local = _TYPE_PREFIX.sub("", type_name.strip())
+    return local.removesuffix("Action").lower()
+
+
+def _name_verb(name: str) -> str:
+    words = split_identifier(name).split()
+    return words[0] if words else ""
+
+
+def infer_effect(type_name: str | None, method: str | None, name: str | None) -> Effect:
+    if type_name and (effect := _VERBS.get(type_verb(type_name))):
+        return effect
+    if name and (effect := _VERBS.get(_name_verb(name))):
+        return effect
+    if method:
+        return _METHODS.get(method.strip().upper(), "write")
+    return "write"
+
+
+def strongest(effects: list[Effect]) -> Effect:
+    """The strongest of ``effects`` (delete > spend > send > write > read); ``write`` if none."""
+    for effect in STRENGTH:
+        if effect in effects:
+            return effect
+    return "write"

@@ -1,0 +1,81 @@
+"""Field readers shared by the format modules: each reads one untrusted value, records a
+Diagnostic when it has to skip or fix something, and never raises."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from registry.sanitize import clean_schema, clean_text_checked, safe_name
+from registry.schemas import Diagnostic, Severity
+from registry.urls import HTTP_METHODS, split_identifier
+
+Diagnostics = list[Diagnostic]
+
+
+def diag(diags: Diagnostics, code: str, path: str, message: str,
+         severity: Severity = "warning") -> None:
+    diags.append(Diagnostic(code=code, path=path, message=message, severity=severity))
+
+
+def text(value: Any, cap: int, path: str, diags: Diagnostics) -> str:
+    """Sanitised text; says so when it had to be cut."""
+    cleaned, cut = clean_text_checked(value, cap)
+    if cut:
+        diag(diags, "truncated", path, f"text cut to {cap} characters", "info")
+    return cleaned
+
+
+def title_from(name: str) -> str:
+    """A readable title for a machine name: "add_to_cart" -> "Add to cart"."""
+    return split_identifier(name).capitalize() or name
+
+
+def listed(value: Any, path: str, cap: int, diags: Diagnostics,
+           severity: Severity = "warning") -> list[Any]:
+    """The first ``cap`` items of a list field; [] (and a diagnostic) for anything else."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        diag(diags, "invalid-type", path, "must be a list", severity)
+        return []
+    if len(value) > cap:
+        diag(diags, "too-many-actions", path, f"{len(value)} items; the first {cap} are read")
+    return value[:cap]
+
+
+def machine_name(item: Any, path: str, diags: Diagnostics, kind: str = "action") -> str | None:
+    """The required ``name`` of an object, made safe; None (item skipped) when absent."""
+    if not isinstance(item, dict):
+        diag(diags, f"{kind}-skipped", path, f"an {kind} must be an object")
+        return None
+    raw = item.get("name")
+    if not isinstance(raw, str) or not raw.strip():
+        diag(diags, "missing-field", f"{path}.name", f"a name is required; {kind} skipped")
+        return None
+    name = safe_name(raw)
+    if name != raw:
+        diag(diags, "invalid-name", f"{path}.name",
+             f"name is not [A-Za-z0-9_-]{{1,64}}; using {name!r}", "info")
+    return name
+
+
+def json_schema(item: dict[str, Any], keys: tuple[str, ...], path: str,
+                diags: Diagnostics) -> dict[str, Any] | None:
+    """The first of ``keys`` present, as a sanitised JSON Schema object."""
+    key = next((k for k in keys if item.get(k) is not None), None)
+    if key is None:
+        return None
+    if not isinstance(item[key], dict):
+        diag(diags, "invalid-type", f"{path}.{key}", "must be a JSON Schema object")
+        return None
+    return clean_schema(item[key])
+
+
+def http_method(value: Any, path: str, diags: Diagnostics) -> str | None:
+    if value is None:
+        return None
+    method = value.strip().upper() if isinstance(value, str) else None
+    if method in HTTP_METHODS:
+        return method
+    diag(diags, "invalid-type", path, "not an HTTP method; ignored")
+    return None

@@ -1,0 +1,242 @@
+"""agent-actions/0.1, actiondex's own manifest, served at ``/.well-known/agent-actions.json``.
+
+No public spec exists; this docstring is the spec. Every field but an action's ``name`` and a
+flow's ``name`` and ``steps`` is optional::
+
+    {"schema": "agent-actions/0.1",
+     "site": {"name": "...", "url": "https://shop.example", "description": "..."},
+     "actions": [{
+         "name": "search_products",                # [A-Za-z0-9_-]{1,64}
+         "title": "...", "description": "...",
+         "method": "GET",                          # GET HEAD POST PUT PATCH DELETE OPTIONS
+         "path": "/api/search",                    # against site.url, else the document URL;
+         "endpoint": "https://api.shop.example/x", #   or absolute. RFC 6570 {vars} are kept
+         "effect": "read",                         # read write send spend delete; else inferred
+         "scope": "catalog:read",
+         "auth": "none",                           # none api_key oauth2 grant unknown
+         "cost": {"amount": 0, "currency": "USD"},
+         "input": {JSON Schema},                   # or "input_schema" / "parameters"
+         "output": {JSON Schema}}],                # or "output_schema"
+     "flows": [{
+         "name": "buy_product", "title": "...", "description": "...", "input": {JSON Schema},
+         "steps": [{"action": "search_products", "title": "...",
+                    "bind": {"q": "$input.query"}},                # or "bindings"
+                   {"action": "add_to_cart",
+                    "bind": {"product_id": "$steps.0.results.0.id"}}]}]}
+
+A binding names the flow's input (``$input.<field>``) or a path into the result of an
+earlier step (``$steps.<N>.<path>``, N smaller than the step's own index). A flow is kept only
+if every step names a known action and every binding resolves; its effect is the strongest of
+its steps' effects (delete > spend > send > write > read).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from registry.effects import infer_effect, strongest
+from registry.formats._common import (
+    Diagnostics,
+    diag,
+    http_method,
+    json_schema,
+    listed,
+    machine_name,
+    text,
+    title_from,
+)
+from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.schemas import EFFECTS, Action, Auth, Effect, Flow, FlowStep, Manifest
+from registry.urls import absolute
+
+NAME = "agent-actions"
+PATHS = ("/.well-known/agent-actions.json",)
+MAX_ACTIONS, MAX_FLOWS, MAX_STEPS = 256, 64, 32  # stop work early; the facade caps again
+INPUT_KEYS, OUTPUT_KEYS = ("input", "input_schema", "parameters"), ("output", "output_schema")
+_AUTH: dict[str, Auth] = {
+    "none": "none", "api_key": "api_key", "apikey": "api_key", "api-key": "api_key",
+    "oauth2": "oauth2", "oauth": "oauth2", "grant": "grant", "unknown": "unknown"}
+_REF = re.compile(r"\$(?:input|steps\.(\d{1,4}))((?:\.[A-Za-z0-9_-]{1,64}){1,16})")
+_CURRENCY = re.compile(r"[A-Z]{3}")
+
+
+def matches(data: Any) -> bool:
+    if not isinstance(data, dict):
+        return False
+    for key in ("schema", "$schema", "version"):
+        if isinstance(data.get(key), str) and "agent-actions" in data[key].lower():
+            return True
+    actions = data.get("actions")
+    return isinstance(actions, list) and any(
+        isinstance(item, dict) and {"method", "path", "effect"} <= item.keys()
+        for item in actions[:MAX_ACTIONS])
+
+
+def to_manifest(data: dict[str, Any], url: str, site: str) -> Manifest:
+    diags: Diagnostics = []
+    info = data.get("site")
+    if not isinstance(info, dict):
+        if info is not None:
+            diag(diags, "invalid-type", "$.site", "site must be an object")
+        info = {}
+    base = absolute(info.get("url"), url) or url
+    actions = _actions(data.get("actions"), base, diags)
+    flows = _flows(data.get("flows"), {action.name: action for action in actions}, diags)
+    return Manifest(
+        site=site, url=url, format=NAME, actions=actions, flows=flows, diagnostics=diags,
+        site_name=clean_text(info.get("name"), TITLE_MAX) or None,
+        site_description=clean_text(info.get("description")) or None)
+
+
+def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
+    # "error" severity: a manifest with nothing usable must not replace the last good one.
+    if items is None:
+        diag(diags, "missing-field", "$.actions", "no actions list", "error")
+    actions: list[Action] = []
+    for index, item in enumerate(listed(items, "$.actions", MAX_ACTIONS, diags, "error")):
+        path = f"$.actions[{index}]"
+        action = _action(item, base, path, diags)
+        if action and any(action.name == other.name for other in actions):
+            diag(diags, "duplicate-name", path, f"{action.name!r} listed twice; dropped")
+        elif action:
+            actions.append(action)
+    if isinstance(items, list) and items and not actions:
+        diag(diags, "no-valid-actions", "$.actions", "no action could be read", "error")
+    return actions
+
+
+def _action(item: Any, base: str, path: str, diags: Diagnostics) -> Action | None:
+    name = machine_name(item, path, diags)
+    if name is None:
+        return None
+    method = http_method(item.get("method"), f"{path}.method", diags)
+    return Action(
+        name=name,
+        title=text(item.get("title"), TITLE_MAX, f"{path}.title", diags) or title_from(name),
+        description=text(item.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
+        method=method, endpoint=_endpoint(item, base, path, diags),
+        effect=_effect(item.get("effect"), method, name, path, diags),
+        input_schema=json_schema(item, INPUT_KEYS, path, diags) or {"type": "object"},
+        output_schema=json_schema(item, OUTPUT_KEYS, path, diags),
+        scope=clean_text(item.get("scope"), TITLE_MAX) or None,
+        auth=_auth(item.get("auth"), path, diags), cost=_cost(item.get("cost"), path, diags))
+
+
+def _endpoint(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> str | None:
+    key = "endpoint" if "endpoint" in item else "path"
+    if item.get(key) is None:
+        return None
+    endpoint = absolute(item[key], base)
+    if endpoint is None:
+        diag(diags, "invalid-endpoint", f"{path}.{key}", "not an http(s) URL or path; ignored")
+    return endpoint
+
+
+def _effect(value: Any, method: str | None, name: str, path: str, diags: Diagnostics) -> Effect:
+    if value in EFFECTS:
+        if value == "read" and method not in (None, "GET", "HEAD"):
+            diag(diags, "effect-mismatch", f"{path}.effect",
+                 f"declared read, but the method is {method}")
+        return cast(Effect, value)
+    if value is not None:
+        diag(diags, "invalid-type", f"{path}.effect", f"unknown effect; one of {EFFECTS}")
+    return infer_effect(None, method, name)
+
+
+def _auth(value: Any, path: str, diags: Diagnostics) -> Auth:
+    raw = value.get("type") if isinstance(value, dict) else value
+    if raw is None:
+        return "unknown"
+    auth = _AUTH.get(raw.strip().lower()) if isinstance(raw, str) else None
+    if auth is None:
+        diag(diags, "invalid-type", f"{path}.auth", "unknown auth; read as unknown")
+        return "unknown"
+    return auth
+
+
+def _cost(value: Any, path: str, diags: Diagnostics) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    amount = value.get("amount") if isinstance(value, dict) else None
+    currency = value.get("currency") if isinstance(value, dict) else None
+    if (isinstance(amount, int | float) and not isinstance(amount, bool) and amount >= 0
+            and isinstance(currency, str) and _CURRENCY.fullmatch(currency.upper())):
+        return {"amount": amount, "currency": currency.upper()}
+    diag(diags, "invalid-type", f"{path}.cost", "cost needs amount >= 0 and a currency code")
+    return None
+
+
+def _flows(items: Any, actions: dict[str, Action], diags: Diagnostics) -> list[Flow]:
+    flows: list[Flow] = []
+    for index, item in enumerate(listed(items, "$.flows", MAX_FLOWS, diags)):
+        path = f"$.flows[{index}]"
+        flow = _flow(item, actions, path, diags)
+        if flow and any(flow.name == other.name for other in flows):
+            diag(diags, "duplicate-name", path, f"flow {flow.name!r} listed twice; dropped")
+        elif flow:
+            flows.append(flow)
+    return flows
+
+
+def _flow(item: Any, actions: dict[str, Action], path: str, diags: Diagnostics) -> Flow | None:
+    name = machine_name(item, path, diags, kind="flow")
+    if name is None:
+        return None
+    inputs = json_schema(item, INPUT_KEYS, path, diags)
+    steps = _steps(item.get("steps"), actions, inputs or {}, path, diags)
+    if steps is None:
+        diag(diags, "flow-skipped", path, f"flow {name!r} dropped: its steps do not resolve")
+        return None
+    return Flow(
+        name=name,
+        title=text(item.get("title"), TITLE_MAX, f"{path}.title", diags) or title_from(name),
+        description=text(item.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
+        effect=strongest([actions[step.action].effect for step in steps]),
+        input_schema=inputs or {"type": "object"}, steps=steps)
+
+
+def _steps(raw: Any, actions: dict[str, Action], inputs: dict[str, Any], path: str,
+           diags: Diagnostics) -> list[FlowStep] | None:
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_STEPS:
+        diag(diags, "missing-field", f"{path}.steps", f"needs 1 to {MAX_STEPS} steps")
+        return None
+    # Check every step, not just up to the first bad one, so the owner sees all problems.
+    steps = [_step(item, index, actions, inputs, f"{path}.steps[{index}]", diags)
+             for index, item in enumerate(raw)]
+    return None if None in steps else [step for step in steps if step]
+
+
+def _step(item: Any, index: int, actions: dict[str, Action], inputs: dict[str, Any],
+          path: str, diags: Diagnostics) -> FlowStep | None:
+    target = item.get("action") if isinstance(item, dict) else None
+    if not isinstance(target, str) or safe_name(target) not in actions:
+        diag(diags, "unknown-action", f"{path}.action", "names no action of this manifest")
+        return None
+    bindings = item.get("bind", item.get("bindings")) or {}
+    if not isinstance(bindings, dict):
+        diag(diags, "bad-binding", f"{path}.bind", "must map parameter names to references")
+        return None
+    fields = inputs.get("properties")
+    ok = [_binding_ok(ref, index, fields, f"{path}.bind.{param}", diags)
+          for param, ref in bindings.items()]
+    if not all(ok):
+        return None
+    return FlowStep(action=safe_name(target), title=clean_text(item.get("title"), TITLE_MAX)
+                    or None, bindings={safe_name(param, "param"): ref
+                                       for param, ref in bindings.items()})
+
+
+def _binding_ok(ref: Any, index: int, fields: Any, path: str, diags: Diagnostics) -> bool:
+    match = _REF.fullmatch(ref) if isinstance(ref, str) else None
+    if match is None:
+        diag(diags, "bad-binding", path, "must be $input.<field> or $steps.<N>.<path>")
+        return False
+    step, first = match.group(1), match.group(2).split(".")[1]
+    if step is not None and int(step) >= index:
+        diag(diags, "bad-binding", path, f"step {step} does not run before step {index}")
+        return False
+    if step is None and isinstance(fields, dict) and first not in fields:
+        diag(diags, "bad-binding", path, f"the flow input has no field {first!r}")
+        return False
+    return True

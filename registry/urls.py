@@ -1,0 +1,104 @@
+"""Small URL helpers shared by the formats, the store and the index."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import urljoin, urlsplit
+
+MAX_URL = 2048
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_HOLE = re.compile(r"\{[^{}]*\}")  # an RFC 6570 expression, e.g. {q} or {?q,page}
+_MASK_OPEN, _MASK_CLOSE = "\ue000", "\ue001"  # private-use: never part of a real URL
+# Words of an identifier: an acronym run, a (capitalised) word, or digits. Each alternative
+# backtracks at most one character, so the scan is linear.
+_WORDS = re.compile(r"[A-Z]+(?![^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|\d+")
+
+
+def site_of(url: str) -> str:
+    """The host of ``url``: lower case, IDNA (punycode), no port, no trailing dot; '' if none."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return ""
+    if not host:
+        return ""
+    host = host.rstrip(".")
+    try:
+        return host.encode("idna").decode("ascii").lower()
+    except UnicodeError:  # empty or over-long labels: keep what we have, it is only a key
+        return host.lower()
+
+
+def _masked(endpoint: str) -> tuple[str, list[str]]:
+    holes: list[str] = []
+
+    def mask(match: re.Match[str]) -> str:
+        holes.append(match.group())
+        return f"{_MASK_OPEN}{len(holes) - 1}{_MASK_CLOSE}"
+
+    return _HOLE.sub(mask, endpoint), holes
+
+
+def _unmasked(url: str, holes: list[str]) -> str:
+    for index, hole in enumerate(holes):
+        url = url.replace(f"{_MASK_OPEN}{index}{_MASK_CLOSE}", hole)
+    return url
+
+
+def absolute(endpoint: object, base_url: str) -> str | None:
+    """``endpoint`` resolved against ``base_url``, keeping ``{...}`` template expressions.
+
+    None unless the result is a plain http(s) URL with a literal host: no template in the
+    authority, no user-info, no whitespace, control characters or backslashes (browsers read
+    ``\\`` as ``/``, Python does not, which would let a host hide in a path).
+    """
+    if not isinstance(endpoint, str):
+        return None
+    endpoint = endpoint.strip()
+    if not endpoint or len(endpoint) > MAX_URL or _MASK_OPEN in endpoint or "\\" in endpoint:
+        return None
+    if any(ord(char) <= 0x20 or ord(char) == 0x7F for char in endpoint):
+        return None
+    masked, holes = _masked(endpoint)
+    try:
+        joined = urljoin(base_url, masked)
+        parts = urlsplit(joined)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not host or "@" in parts.netloc:
+        return None
+    if _MASK_OPEN in parts.netloc:
+        return None
+    return _unmasked(joined, holes)
+
+
+def same_origin(endpoint: str, site: str) -> bool:
+    """Whether the endpoint's host is ``site`` or one of its subdomains.
+
+    A leading ``www.`` on the site is ignored: ``www.shop.example`` owns ``api.shop.example``.
+    """
+    host = site_of(endpoint)
+    site = site.lower().rstrip(".")
+    base = site.removeprefix("www.")
+    return bool(host) and (host in (site, base) or host.endswith("." + base))
+
+
+def is_private_host(host: str) -> bool:
+    """Loopback, private, link-local, reserved... address literals and ``localhost`` names."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return not address.is_global
+
+
+def split_identifier(name: str) -> str:
+    """Identifier words, lower case: "add_to_cart", "addToCart", "add-to-cart" -> "add to cart"."""
+    return " ".join(word.lower() for word in _WORDS.findall(name[:256]))
