@@ -125,7 +125,10 @@ def index(
             stats = ActionIndex.rebuild(settings.index_path, session)
         else:
             stats = ActionIndex.open(settings.index_path).sync(session)
-    output.info(f"index {'rebuilt' if rebuild else 'synced'}: {stats}")
+    verb = "rebuilt" if rebuild else "up to date"
+    output.info(f"index {verb} (generation {stats.generation}): {stats.sites_indexed} sites "
+                f"(re)indexed, {stats.sites_removed} removed, {stats.documents} documents "
+                f"written in {stats.took_ms:.0f} ms")
 
 
 @app.command()

@@ -5,19 +5,22 @@ from __future__ import annotations
 import json
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import make_url
 
-from registry.schemas import FindResponse
+from registry.schemas import FindResponse, FindResult
 
-out = Console(highlight=False)
+# Piped output gets 120 columns rather than rich's 80, so tables stay readable in logs.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True, highlight=False)
 
 
 def info(message: str) -> None:
-    err.print(message)
+    err.print(message, soft_wrap=True)
 
 
 def safe_url(url: str) -> str:
@@ -34,7 +37,7 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
         table.add_column(col, justify="left" if col in ("site", "errors") else "right")
     for row in data.get("per_site", []):
         errors = ", ".join(row.get("errors") or []) or "-"
-        table.add_row(row["host"], str(row["documents"]), str(row["actions"]),
+        table.add_row(escape(row["host"]), str(row["documents"]), str(row["actions"]),
                       str(row["flows"]), errors)
     table.add_section()
     table.add_row(f"{data['sites']} sites", str(data["documents"]), str(data["actions"]),
@@ -49,15 +52,23 @@ def results(response: FindResponse) -> None:
         return
     table = Table(title=f"{response.query!r}: {len(response.results)} results in "
                         f"{response.took_ms:.1f} ms", title_justify="left")
-    for col in ("#", "site", "action", "kind", "effect", "call", "score"):
-        table.add_column(col, overflow="fold")
+    for col in ("#", "site", "action", "effect", "how", "score"):
+        table.add_column(col, overflow="fold", justify="right" if col == "score" else "left")
     for rank, r in enumerate(response.results, 1):
-        call = f"{r.method or ''} {r.endpoint or ''}".strip() or "-"
-        if r.kind == "flow" and r.steps:
-            call = " -> ".join(step.action for step in r.steps)
-        table.add_row(str(rank), r.site, f"{r.title}\n[dim]{r.name}[/dim]", r.kind, r.effect,
-                      call, f"{r.score:.2f}")
+        table.add_row(str(rank), r.site, f"{escape(r.title)}\n[dim]{r.kind} {r.name}[/dim]",
+                      r.effect, escape(_how(r)), f"{r.score:.2f}")
     out.print(table)
+
+
+def _how(r: FindResult) -> str:
+    """Steps for a flow; method and path for an action (the site column has the host)."""
+    if r.kind == "flow" and r.steps:
+        return " -> ".join(step.action for step in r.steps)
+    endpoint = r.endpoint or ""
+    parts = urlsplit(endpoint)
+    if parts.hostname and parts.hostname == r.site:
+        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}"):] or "/"
+    return f"{r.method or ''} {endpoint}".strip() or "-"
 
 
 def is_tty() -> bool:
