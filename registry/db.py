@@ -23,7 +23,9 @@ def make_engine(settings: Settings) -> Engine:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+        # IMMEDIATE takes the write lock up front: a deferred transaction that read first
+        # cannot upgrade to a write once another process has committed ("database is locked").
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
         return engine
     return create_engine(url, pool_pre_ping=True)
 

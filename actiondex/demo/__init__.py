@@ -1,0 +1,1 @@
+"""The bundled demo web (fictional *.demo.test sites served on loopback) and `actiondex demo`."""

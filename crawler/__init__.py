@@ -1,0 +1,1 @@
+"""Web -> registry: Scrapy spiders, the SSRF guard, extraction and the store pipeline."""

@@ -1,0 +1,100 @@
+"""run_crawl: one Scrapy crawl in this process, recorded as a crawl run, summarised per site.
+
+Twisted's reactor cannot be restarted, so call run_crawl at most once per process (the CLI
+does; tests run the CLI in a subprocess).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+from scrapy import signals
+from scrapy.crawler import CrawlerProcess
+
+from crawler.guard import AddressPolicy
+from crawler.pipelines import SiteRow
+from crawler.settings import scrapy_settings
+from crawler.spiders.site import SiteSpider, site_origin
+from registry.config import Settings
+from registry.db import make_engine, transaction
+from registry.service import finish_run, start_run
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+class CrawlSummary(BaseModel):
+    sites: int = 0
+    documents: int = 0
+    actions: int = 0
+    flows: int = 0
+    errors: int = 0
+    changed_sites: list[str] = Field(default_factory=list)
+    per_site: list[SiteRow] = Field(default_factory=list)
+    requests: int = 0  # HTTP requests sent, retries and redirects included
+    refused: int = 0  # requests the address guard refused before connecting
+    seconds: float = 0.0
+
+    def add(self, row: SiteRow) -> None:
+        self.sites += 1
+        self.documents += row.documents
+        self.actions += row.actions
+        self.flows += row.flows
+        self.errors += len(row.errors)
+        if row.changed:
+            self.changed_sites.append(row.host)
+        self.per_site.append(row)
+
+    def totals(self) -> dict[str, Any]:
+        """The summary without per-site rows: what a crawl run records and progress reports."""
+        return self.model_dump(exclude={"per_site"})
+
+
+def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
+              progress: Progress | None = None, *, log_level: str = "ERROR") -> CrawlSummary:
+    """Crawl ``targets`` into the store (already migrated) and return what changed.
+
+    Raises ValueError, before anything runs, for a target that is malformed or refused.
+    """
+    for target in targets:
+        origin = site_origin(target)[1]
+        reason = policy.check_url(origin + "/")
+        if reason is not None:
+            raise ValueError(f"refused {target}: {reason}")
+    engine = make_engine(settings)
+    with transaction(engine) as session:
+        run_id = start_run(session, kind="crawl", targets=list(targets))
+    summary, status, started = CrawlSummary(), "failed", time.monotonic()
+    try:
+        _crawl(targets, scrapy_settings(settings, policy, log_level), summary, progress)
+        status = "finished"
+    finally:
+        summary.seconds = round(time.monotonic() - started, 3)
+        with transaction(engine) as session:
+            finish_run(session, run_id, summary.totals(), status=status)
+        engine.dispose()
+    return summary
+
+
+def _crawl(targets: list[str], scrapy: dict[str, Any], summary: CrawlSummary,
+           progress: Progress | None) -> None:
+    process = CrawlerProcess(scrapy)
+    crawler = process.create_crawler(SiteSpider)
+
+    def site_stored(item: Any) -> None:
+        if isinstance(item, SiteRow):
+            summary.add(item)
+            if progress is not None:
+                progress({**summary.totals(), "site": item.model_dump()})
+
+    def closed() -> None:
+        summary.requests = crawler.stats.get_value("downloader/request_count", 0)
+        summary.refused = crawler.stats.get_value("guard/refused", 0)
+
+    # Scrapy holds receivers weakly; these locals live until process.start() returns.
+    crawler.signals.connect(site_stored, signal=signals.item_scraped)
+    crawler.signals.connect(closed, signal=signals.spider_closed)
+    process.crawl(crawler, targets=targets)
+    process.start()

@@ -1,0 +1,1 @@
+"""Scrapy spiders; SiteSpider crawls the well-known documents of a list of sites."""
