@@ -1,8 +1,12 @@
-"""HTML page -> RawDocument holding the page's JSON-LD items. A pure function: no Scrapy types.
+"""HTML page -> RawDocument holding the page's Schema.org items. Pure functions: no Scrapy types.
 
-Every ``<script type="application/ld+json">`` block is read on its own, so one broken block
-(JS comments, control characters, truncated JSON, nesting deep enough to hit the recursion
-limit) costs only itself. Callers refuse pages over MAX_HTML_BYTES before calling.
+The document's body is a JSON list the schemaorg format reads: the JSON-LD items, then the
+microdata items (extruct's "uniform" JSON-LD shape), then the RDFa items (compacted to plain
+Schema.org terms in one ``@graph``), then one WebPage item whose ``potentialAction``s are the
+page's WebMCP declarative forms (``crawler.webmcp``). Every ``<script type="application/ld+json">``
+block is read on its own, so one broken block (JS comments, control characters, truncated
+JSON, nesting deep enough to hit the recursion limit) costs only itself. Callers refuse pages
+over MAX_HTML_BYTES before calling.
 """
 
 from __future__ import annotations
@@ -13,16 +17,24 @@ import re
 from typing import Any
 
 from extruct.jsonld import JsonLdExtractor
-from extruct.utils import parse_html
+from extruct.rdfa import RDFaExtractor
+from extruct.uniform import _umicrodata_microformat
+from extruct.utils import parse_html, parse_xmldom_html
+from extruct.w3cmicrodata import LxmlMicrodataExtractor
 from lxml import etree
 from w3lib.encoding import html_body_declared_encoding, read_bom
 
+from crawler.webmcp import webmcp_items
 from registry.formats import MAX_DEPTH
 from registry.schemas import RawDocument
 
 MAX_HTML_BYTES = 10 * 1024 * 1024
 MAX_BLOCKS = 200  # JSON-LD blocks read per page; real pages have a handful
+MAX_ITEMS = 500  # microdata / RDFa items kept per page
 _BLOCKS = etree.XPath('//script[@type="application/ld+json"]')
+_MICRODATA = etree.XPath("//*[@itemscope][1]")
+_RDFA = etree.XPath("//*[@typeof][1]")  # Schema.org RDFa always types its nodes
+_SCHEMA_IRI = re.compile(r"^https?://schema\.org/")
 # Some frameworks wrap the JSON in CDATA ("<![CDATA[ {...} ]]>", often behind "//").
 _CDATA = re.compile(r"^\s*(?://\s*)?<!\[CDATA\[|(?://\s*)?\]\]>\s*$")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -85,6 +97,81 @@ def json_ld_items(url: str, body: bytes) -> list[Any]:
         tree = parse_html(_as_utf8(body), encoding="utf-8")
     except (etree.ParserError, ValueError):  # empty or unparseable document
         return []
+    return _json_ld(url, tree)
+
+
+def page_items(url: str, body: bytes) -> list[Any]:
+    """JSON-LD, microdata, RDFa and WebMCP items of a page, as one JSON-LD list."""
+    html = _as_utf8(body)
+    try:
+        tree = parse_html(html, encoding="utf-8")
+    except (etree.ParserError, ValueError):
+        return []
+    items = _json_ld(url, tree) + _microdata(url, tree) + _rdfa(url, html, tree)
+    items += webmcp_items(url, tree)
+    return [item for item in items if not _too_deep(item, MAX_DEPTH - 1)]
+
+
+def _microdata(url: str, tree: Any) -> list[Any]:
+    if not _MICRODATA(tree):
+        return []
+    try:
+        found = list(LxmlMicrodataExtractor().extract_items(tree, url))[:MAX_ITEMS]
+        # extruct's own "uniform" step (what extract(uniform=True) runs): microdata items as
+        # JSON-LD-shaped dicts, without parsing the page a second time.
+        return list(_umicrodata_microformat(found, schema_context="https://schema.org"))
+    except Exception as exc:  # extruct on hostile markup: lose the syntax, not the page
+        log.info("%s: microdata skipped: %.100s", url, exc)
+        return []
+
+
+def _rdfa(url: str, html: bytes, tree: Any) -> list[Any]:
+    """RDFa (pyRdfa's expanded JSON-LD) compacted to Schema.org terms in one @graph."""
+    if not _RDFA(tree):
+        return []
+    try:
+        nodes = RDFaExtractor().extract_items(parse_xmldom_html(html, encoding="utf-8"), url)
+    except Exception as exc:
+        log.info("%s: RDFa skipped: %.100s", url, exc)
+        return []
+    nodes = [node for node in nodes[:MAX_ITEMS] if isinstance(node, dict)]
+    # Blank node names are random per run: renumber them so a page always reads the same.
+    blanks: dict[str, str] = {}
+    subjects = {node.get("@id") for node in nodes}
+    graph = [out for node in nodes if (out := _compact(node, subjects, blanks))]
+    return [{"@context": "https://schema.org", "@graph": graph}] if graph else []
+
+
+def _compact(node: dict[str, Any], subjects: set[Any],
+             blanks: dict[str, str]) -> dict[str, Any] | None:
+    """{"https://schema.org/name": [{"@value": "x"}]} -> {"name": "x"}; other vocabularies
+    dropped; {"@id": iri} of a node not on the page becomes the plain IRI (a URL value)."""
+
+    def value(item: Any) -> Any:
+        if not isinstance(item, dict):
+            return item
+        if "@value" in item:
+            return item["@value"]
+        ref = item.get("@id")
+        if isinstance(ref, str) and ref.startswith("_:"):
+            return {"@id": blanks.setdefault(ref, f"_:b{len(blanks)}")}
+        return item if ref in subjects else ref
+
+    out: dict[str, Any] = {}
+    ident = node.get("@id")
+    if isinstance(ident, str):
+        out["@id"] = blanks.setdefault(ident, f"_:b{len(blanks)}") if ident.startswith(
+            "_:") else ident
+    if "@type" in node:
+        out["@type"] = node["@type"]
+    for key, values in node.items():
+        if isinstance(key, str) and _SCHEMA_IRI.match(key):
+            plain = [value(v) for v in (values if isinstance(values, list) else [values])]
+            out[_SCHEMA_IRI.sub("", key)] = plain[0] if len(plain) == 1 else plain
+    return out if set(out) - {"@id"} else None
+
+
+def _json_ld(url: str, tree: Any) -> list[Any]:
     items = []
     for block in _BLOCKS(tree)[:MAX_BLOCKS]:
         try:
@@ -98,13 +185,13 @@ def json_ld_items(url: str, body: bytes) -> list[Any]:
 
 
 def html_to_document(url: str, body: bytes, **raw_fields: Any) -> RawDocument | None:
-    """The page's JSON-LD items as a JSON list document, or None if it has none.
+    """The page's Schema.org items as a JSON list document, or None if it has none.
 
     ``raw_fields`` are passed to RawDocument (status, etag, last_modified, fetched_at).
     """
     if len(body) > MAX_HTML_BYTES:
         return None
-    items = json_ld_items(url, body)
+    items = page_items(url, body)
     if not items:
         return None
     fields = {k: v for k, v in raw_fields.items() if k not in ("url", "body", "content_type")}

@@ -13,11 +13,15 @@ from registry.urls import split_identifier
 
 _VERBS: dict[str, Effect] = {
     **dict.fromkeys(("search", "find", "read", "view", "watch", "listen", "check"), "read"),
+    # Schema.org FindAction subtypes, and the read verbs of API and tool names
+    **dict.fromkeys(("discover", "track", "get", "list", "lookup", "fetch", "browse"), "read"),
     **dict.fromkeys(("buy", "order", "pay", "rent", "donate", "tip", "reserve"), "spend"),
+    "preorder": "spend",
     **dict.fromkeys(
         ("send", "communicate", "share", "reply", "comment", "ask", "invite"), "send"
     ),
-    **dict.fromkeys(("delete", "remove"), "delete"),
+    **dict.fromkeys(("inform", "confirm", "rsvp", "email", "message"), "send"),
+    **dict.fromkeys(("delete", "remove", "cancel", "unsubscribe"), "delete"),
 }
 _METHODS: dict[str, Effect] = {"GET": "read", "HEAD": "read", "DELETE": "delete"}
 # Strongest first: a flow is as strong as its strongest step.

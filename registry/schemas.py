@@ -90,6 +90,10 @@ class Manifest(_Model):
     actions: list[Action] = Field(default_factory=list)
     flows: list[Flow] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)
+    # Documents this one points at that hold more of the site's actions (an OpenAPI behind an
+    # agents.json, an api-catalog's service-desc, llms.txt "## Actions" links): the crawler
+    # fetches them next and normalise() reads them through its ``resolve`` argument.
+    references: list[str] = Field(default_factory=list)
 
 
 class SourceRef(_Model):

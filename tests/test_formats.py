@@ -1,9 +1,11 @@
 """Format normalisers: golden files, plus focused tests of sanitize, effects, urls and sniffing.
 
-Golden files: each ``tests/fixtures/<format name>/<case>.json`` or ``.html`` is normalised (HTML
-pages first go through ``crawler.extract``) and compared with ``<case>.expected.json`` beside
-it. The document URL is ``https://<case>.example/`` unless a ``<case>.url`` file gives another.
-To add a case, add its input, then regenerate the expected files and review the diff:
+Golden files: each ``tests/fixtures/<format name>/<case>.<json|html|yaml|txt>`` is normalised
+(HTML pages first go through ``crawler.extract``) and compared with ``<case>.expected.json``
+beside it. The document URL is ``https://<case>.example/`` unless a ``<case>.url`` file gives
+another. Documents a case references are resolved from the same folder: a URL whose last path
+segment is ``spec.yaml`` reads ``_spec.yaml`` (files starting with ``_`` are not cases). To add
+a case, add its input, then regenerate the expected files and review the diff:
 
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_formats.py -q
 """
@@ -15,13 +17,21 @@ import json
 import os
 import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from crawler.extract import html_to_document, is_html
 from registry.effects import infer_effect
-from registry.formats import FORMATS, MAX_ACTIONS, normalise, sniff
+from registry.formats import (
+    FORMATS,
+    HINTS,
+    MAX_ACTIONS,
+    normalise,
+    sniff,
+    well_known_paths,
+)
 from registry.sanitize import clean_text, safe_name
 from registry.schemas import Manifest, RawDocument
 from registry.urls import absolute, same_origin, site_of, split_identifier
@@ -30,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
 # One folder per format module; other folders under fixtures/ belong to other tests.
 CASES = sorted(p for module in FORMATS for p in (FIXTURES / module.NAME).glob("*")
-               if p.suffix in (".json", ".html") and not p.name.endswith(".expected.json"))
+               if p.suffix in (".json", ".html", ".yaml", ".txt")
+               and not p.name.endswith(".expected.json") and not p.name.startswith("_"))
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
@@ -46,14 +57,30 @@ def document_for(path: Path) -> RawDocument:
     return RawDocument(url=url, body=body, content_type="application/json")
 
 
+def resolver_for(folder: Path) -> Callable[[str], bytes | None]:
+    """A fixture folder as the web: ``https://x.example/a/spec.yaml`` -> ``_spec.yaml``."""
+    def resolve(url: str) -> bytes | None:
+        candidate = folder / f"_{url.rstrip('/').rsplit('/', 1)[-1]}"
+        return candidate.read_bytes() if candidate.is_file() else None
+    return resolve
+
+
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_golden(path: Path) -> None:
-    got = normalise(document_for(path)).model_dump(mode="json")
+    got = normalise(document_for(path), resolve=resolver_for(path.parent)).model_dump(mode="json")
     expected_file = path.with_name(path.name.rsplit(".", 1)[0] + ".expected.json")
     if UPDATE:
         expected_file.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n")
     assert expected_file.exists(), f"run with UPDATE_GOLDEN=1 to create {expected_file.name}"
     assert got == json.loads(expected_file.read_text())
+
+
+def test_every_diagnostic_code_is_known() -> None:
+    """Codes are a stable list (registry/formats/_hints.py); each has a fix hint."""
+    for expected in FIXTURES.glob("*/*.expected.json"):
+        for diagnostic in json.loads(expected.read_text())["diagnostics"]:
+            assert diagnostic["code"] in HINTS, (expected.name, diagnostic["code"])
+            assert diagnostic["hint"], (expected.name, diagnostic["code"])
 
 
 def test_every_format_has_fixtures() -> None:
@@ -118,6 +145,9 @@ def test_safe_name(value: object, expected: str) -> None:
     (None, "GET", "get_product", "read"), (None, "head", None, "read"),
     (None, "DELETE", "cart", "delete"), (None, "PATCH", "cart", "write"),
     (None, "BREW", None, "write"), (None, None, "frobnicate", "write"), (None, None, None, "write"),
+    ("TrackAction", None, None, "read"), ("RsvpAction", None, None, "send"),
+    ("PreOrderAction", "GET", None, "spend"), (None, None, "cancel_booking", "delete"),
+    (None, "POST", "get_quote", "read"), (None, "POST", "post_pets", "write"),
 ])
 def test_infer_effect(type_name: str | None, method: str | None, name: str | None,
                       effect: str) -> None:
@@ -169,8 +199,13 @@ def test_sniff_by_content() -> None:
     assert sniff(_doc({"actions": [{"method": "GET", "path": "/", "effect": "read"}]})) \
         == "agent-actions"
     assert sniff(_doc([{"@context": "https://schema.org", "@type": "WebSite"}])) == "schemaorg"
-    assert sniff(_doc({"openapi": "3.1.0"})) is None
+    assert sniff(_doc({"openapi": "3.1.0"})) == "openapi"
+    assert sniff(_doc(b"swagger: '2.0'\npaths: {}\n")) == "openapi"
+    assert sniff(_doc({"agentsJson": "0.1.0"})) == "wildcard-agents-json"
+    assert sniff(_doc({"linkset": []})) == "api-catalog"
+    assert sniff(_doc(b"# Shop\n\n> Paper and pens\n")) == "llms-txt"
     assert sniff(_doc(b"<html></html>")) is None
+    assert sniff(_doc(b"Unauthorized")) is None
 
 
 def test_unknown_and_empty_documents() -> None:
@@ -220,15 +255,79 @@ def _hostile_bodies() -> list[bytes]:
     for path in CASES:
         body = path.read_bytes()
         bodies += [body[: len(body) // 3], body[: len(body) // 2], body.replace(b'"', b"'")]
+        try:  # every top-level field of every JSON case, replaced by each odd value
+            data = json.loads(body) if path.suffix == ".json" else None
+        except ValueError:
+            data = None
+        for key in list(data)[:12] if isinstance(data, dict) else []:
+            bodies += [json.dumps({**data, key: value}).encode() for value in odd_values]
     return bodies
 
 
 def test_normalise_never_raises() -> None:
-    for body in _hostile_bodies():
-        manifest = normalise(RawDocument(url="https://s.example/", body=body))
+    # The resolver hands back a hostile body for every reference, too.
+    resolve = {0: lambda url: b"[" * 40, 1: lambda url: b"openapi: [", 2: lambda url: None}
+    for index, body in enumerate(_hostile_bodies()):
+        doc = RawDocument(url="https://s.example/", body=body)
+        manifest = normalise(doc, resolve=resolve[index % 3])
         assert isinstance(manifest, Manifest)
         assert "internal-error" not in {d.code for d in manifest.diagnostics}, body[:200]
-        sniff(RawDocument(url="https://s.example/", body=body))
+        sniff(doc)
+
+
+def test_references_without_and_with_resolve() -> None:
+    path = FIXTURES / "wildcard-agents-json" / "harbour-flows.json"
+    alone = normalise(document_for(path))
+    assert alone.references == ["https://harbour-flows.example/specs/moorings.yaml"]
+    assert all(action.endpoint is None for action in alone.actions)  # kept by name only
+    assert [flow.name for flow in alone.flows] == ["book_mooring_flow", "list_only"]
+
+    def failing(url: str) -> bytes | None:
+        raise OSError("the network is down")
+
+    assert normalise(document_for(path), resolve=failing).references == alone.references
+    resolved = normalise(document_for(path), resolve=resolver_for(path.parent))
+    assert {a.name: a.method for a in resolved.actions} == {
+        "search_moorings": "GET", "reserve_mooring": "POST"}
+
+
+def test_yaml_is_loaded_safely() -> None:
+    hostile = b"openapi: 3.0.0\nx: !!python/object/apply:os.system ['echo pwned']\npaths: {}\n"
+    assert [d.code for d in normalise(_doc(hostile)).diagnostics] == ["yaml-parse-error"]
+    dated = normalise(_doc(b"openapi: 3.0.0\ninfo: {title: 2024-01-01}\npaths: {}\n"))
+    assert dated.format == "openapi" and dated.site_name == "2024-01-01"
+
+
+def test_ref_cycles_and_chains_are_bounded() -> None:
+    chain = {f"S{i}": {"$ref": f"#/components/schemas/S{i + 1}"} for i in range(500)}
+    loop = {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/Loop"},
+                                             "b": {"$ref": "#/components/schemas/Loop"}}}
+    spec = {"openapi": "3.1.0", "components": {"schemas": {**chain, "Loop": loop}},
+            "paths": {f"/p{i}": {"post": {"requestBody": {"content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/" + ("S0" if i % 2 else "Loop")}}}}}}
+                      for i in range(200)}}
+    start = time.perf_counter()
+    manifest = normalise(_doc(spec))
+    assert time.perf_counter() - start < 2
+    assert len(manifest.actions) == 200
+    assert {"depth-limit"} <= {d.code for d in manifest.diagnostics}
+
+
+def test_spoofed_catalog_entries_are_refused() -> None:
+    manifest = normalise(document_for(FIXTURES / "ard" / "catalog.json"),
+                         resolve=resolver_for(FIXTURES / "ard"))
+    refused = [d.path for d in manifest.diagnostics if d.code == "spoofed-publisher"]
+    assert len(refused) == 2
+    assert not {"payments"} & {a.name for a in manifest.actions}
+
+
+def test_well_known_paths_cover_every_format() -> None:
+    paths = well_known_paths()
+    assert len(paths) == len(set(paths))
+    for path in ("/.well-known/agent-actions.json", "/.well-known/agents.json", "/llms.txt",
+                 "/.well-known/agent-card.json", "/.well-known/api-catalog",
+                 "/.well-known/ai-plugin.json", "/.well-known/ard.json", "/"):
+        assert path in paths
 
 
 def test_deep_json_is_refused_not_crashed() -> None:

@@ -4,79 +4,65 @@ Each format is one module with the same small surface (extruct's "one module per
 
     NAME: str                      the Manifest.format value, e.g. "agent-actions"
     PATHS: tuple[str, ...]         well-known paths where the crawler should look for it
-    matches(data) -> bool          does this parsed JSON look like the format?
-    to_manifest(data, url, site) -> Manifest
+    matches(data) -> bool          does this parsed document look like the format?
+    to_manifest(data, url, site, refs) -> Manifest
 
-Modules get JSON that is already parsed, at most MAX_BYTES long and MAX_DEPTH deep. The facade
-then enforces what must hold for every format: bounded actions and diagnostics, unique names,
-and flags on endpoints that leave the site, use plain http on an https site, or point at a
-private address. ``normalise`` never raises; every problem becomes a Diagnostic.
+Modules get data that is already parsed (JSON, a YAML mapping, or the text itself for text
+formats like llms.txt), at most MAX_BYTES long and MAX_DEPTH deep, plus ``refs``: through it
+they name the other documents they point at (``Manifest.references``) and read those the
+caller could supply (``normalise(..., resolve=...)``). The facade then enforces what must hold
+for every format: bounded actions and diagnostics, unique names, and flags on endpoints that
+leave the site, use plain http on an https site, or point at a private address. ``normalise``
+never raises; every problem becomes a Diagnostic.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 from urllib.parse import urlsplit
 
-from registry.formats import agent_actions, schemaorg
+from registry.formats import (
+    a2a,
+    agent_actions,
+    agents_json,
+    ai_plugin,
+    api_catalog,
+    ard,
+    llms_txt,
+    mcp,
+    openapi,
+    schemaorg,
+    wildcard,
+)
+from registry.formats._hints import HINTS, with_hint
+from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
+from registry.formats._references import References, Resolve
 from registry.schemas import Action, Diagnostic, Manifest, RawDocument
 from registry.urls import is_private_host, same_origin, site_of
 
-NORMALISER_VERSION = 1
-MAX_BYTES = 1 << 20
-MAX_DEPTH = 32
+__all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "NORMALISER_VERSION",
+           "Resolve", "normalise", "sniff", "well_known_paths"]
+
+NORMALISER_VERSION = 2
 MAX_ACTIONS = 256
 MAX_DIAGNOSTICS = 100
-# Order matters: the first module whose matches() accepts the data wins, so the most specific
-# formats come first and schemaorg (anything JSON-LD) comes last.
-FORMATS = (agent_actions, schemaorg)
+# Order matters: the first module whose matches() accepts the data wins, so the formats that
+# announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
+# and schemaorg (anything JSON-LD) last.
+FORMATS = (agent_actions, wildcard, openapi, ai_plugin, a2a, ard, api_catalog, mcp, llms_txt,
+           agents_json, schemaorg)
+
+# {"message": "Unauthorized"}, {"errors": [...]}: what an API sends instead of its spec
+_ERROR_KEYS = frozenset({"message", "msg", "error", "errors", "code", "status", "detail",
+                         "title", "type", "statusCode", "error_description", "request_id"})
 
 log = logging.getLogger(__name__)
 
 
-class _Unusable(Exception):
-    """The body is not JSON we will look at; carries the diagnostic saying why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.diagnostic = Diagnostic(code=code, severity="error", message=message)
-
-
-def _depth_exceeds(data: Any, limit: int) -> bool:
-    """Iterative depth check, so a deep document cannot exhaust the Python stack."""
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict | list):
-            if depth > limit:
-                return True
-            children = value.values() if isinstance(value, dict) else value
-            stack.extend((child, depth + 1) for child in children)
-    return False
-
-
-def load_json(body: bytes) -> tuple[Any, list[Diagnostic]]:
-    """Parse ``body`` as bounded JSON; raise _Unusable if it cannot be used at all."""
-    if len(body) > MAX_BYTES:
-        raise _Unusable("too-large", f"document is larger than {MAX_BYTES} bytes")
-    diagnostics = []
-    try:
-        text = body.decode(json.detect_encoding(body))
-    except (UnicodeDecodeError, LookupError):
-        text = body.decode("utf-8", errors="replace")
-        diagnostics.append(Diagnostic(code="encoding-error", message="invalid UTF-8 replaced"))
-    try:
-        # NaN and Infinity are not JSON and cannot be stored as JSONB: read them as null.
-        data = json.loads(text.lstrip("\ufeff"), parse_constant=lambda _: None)
-    except RecursionError:
-        raise _Unusable("depth-limit", f"JSON nested deeper than {MAX_DEPTH}") from None
-    except ValueError as exc:
-        raise _Unusable("json-parse-error", f"not JSON: {str(exc)[:200]}") from None
-    if _depth_exceeds(data, MAX_DEPTH):
-        raise _Unusable("depth-limit", f"JSON nested deeper than {MAX_DEPTH}")
-    return data, diagnostics
+def well_known_paths() -> tuple[str, ...]:
+    """Every path some format is published at, in FORMATS order, without repeats."""
+    return tuple(dict.fromkeys(path for module in FORMATS for path in module.PATHS))
 
 
 def _module_for(data: Any) -> Any:
@@ -86,36 +72,59 @@ def _module_for(data: Any) -> Any:
 def sniff(doc: RawDocument) -> str | None:
     """The format name of ``doc`` judged from its content, or None."""
     try:
-        data, _ = load_json(doc.body)
-    except _Unusable:
+        data, _ = load(doc.body)
+    except Unusable:
         return None
     module = _module_for(data)
     return module.NAME if module else None
 
 
-def normalise(doc: RawDocument, site: str | None = None) -> Manifest:
-    """The document's actions and flows in the one action model. Never raises."""
+def _unknown(data: Any) -> Diagnostic:
+    if data in ([], {}, "") or (isinstance(data, str) and not data.strip()):
+        return Diagnostic(code="empty-document", severity="info", message="document is empty")
+    if isinstance(data, str):
+        return Diagnostic(code="unknown-format", severity="error",
+                          message="text that is neither JSON, YAML nor llms.txt",
+                          hint="serve JSON; an llms.txt must start with a '# Title' line")
+    if isinstance(data, dict) and data.keys() <= _ERROR_KEYS:
+        return Diagnostic(code="unknown-format", severity="error",
+                          message="an error response, not a manifest",
+                          hint="the server answered with an error: check the URL, "
+                               "authentication and IP allow-lists")
+    return Diagnostic(code="unknown-format", severity="error",
+                      message="no known format matches this document",
+                      hint="publish agent-actions/0.1, Schema.org JSON-LD, OpenAPI or another "
+                           "format listed in the actiondex docs")
+
+
+def normalise(doc: RawDocument, site: str | None = None,
+              resolve: Resolve | None = None) -> Manifest:
+    """The document's actions and flows in the one action model. Never raises.
+
+    ``resolve(url)`` may return the bytes of a document this one references (see
+    ``Manifest.references``); without it, references are listed but not read.
+    """
     site = site or site_of(doc.url)
     empty = Manifest(site=site, url=doc.url, format="unknown")
     try:
-        data, diagnostics = load_json(doc.body)
-    except _Unusable as exc:
-        return empty.model_copy(update={"diagnostics": [exc.diagnostic]})
+        data, diagnostics = load(doc.body)
+    except Unusable as exc:
+        return empty.model_copy(update={"diagnostics": [with_hint(exc.diagnostic)]})
     module = _module_for(data)
     if module is None:
-        empty_doc = data in ([], {})
-        code, severity = ("empty-document", "info") if empty_doc else ("unknown-format", "error")
-        message = "document is empty" if empty_doc else "no known format matches this document"
-        diagnostic = Diagnostic(code=code, severity=severity, message=message)
-        return empty.model_copy(update={"diagnostics": [*diagnostics, diagnostic]})
+        found = [*diagnostics, _unknown(data)]
+        return empty.model_copy(update={"diagnostics": [with_hint(d) for d in found]})
+    refs = References(doc.url, resolve)
     try:
-        manifest = module.to_manifest(data, doc.url, site)
+        manifest = module.to_manifest(data, doc.url, site, refs)
     except Exception:  # a bug in one format module must not stop a crawl of thousands of sites
         log.exception("normaliser %s failed on %s", module.NAME, doc.url)
         diagnostic = Diagnostic(code="internal-error", severity="error",
                                 message=f"the {module.NAME} normaliser failed on this document")
-        return empty.model_copy(update={"format": module.NAME, "diagnostics": [diagnostic]})
+        return empty.model_copy(update={"format": module.NAME,
+                                        "diagnostics": [with_hint(diagnostic)]})
     manifest.diagnostics[:0] = diagnostics
+    manifest.references = refs.urls
     return _enforce(manifest, doc.url, site)
 
 
@@ -125,7 +134,8 @@ def _enforce(manifest: Manifest, url: str, site: str) -> Manifest:
     actions = manifest.actions
     if len(actions) > MAX_ACTIONS:
         diagnostics.append(Diagnostic(code="too-many-actions", message=(
-            f"{len(actions)} actions; only the first {MAX_ACTIONS} are kept")))
+            f"{len(actions)} actions; only the first {MAX_ACTIONS} are kept"),
+            hint="split the manifest, or list only the actions agents need"))
         actions = actions[:MAX_ACTIONS]
     actions = _unique(actions, "$.actions", diagnostics)
     flows = _unique(manifest.flows, "$.flows", diagnostics)
@@ -137,7 +147,7 @@ def _enforce(manifest: Manifest, url: str, site: str) -> Manifest:
         diagnostics.append(Diagnostic(code="truncated", severity="info",
                                       message=f"{dropped} more diagnostics left out"))
     return manifest.model_copy(update={"actions": actions, "flows": flows,
-                                       "diagnostics": diagnostics})
+                                       "diagnostics": [with_hint(d) for d in diagnostics]})
 
 
 def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[Any]:
@@ -162,13 +172,16 @@ def _flag_endpoint(action: Action, site: str, https_site: bool,
     # A private site (a --allow-private deployment) may of course use private endpoints.
     if is_private_host(host) and not is_private_host(site):
         diagnostics.append(Diagnostic(code="private-endpoint", path=path, message=(
-            f"{action.name}: endpoint host {host} is a private or reserved address")))
+            f"{action.name}: endpoint host {host} is a private or reserved address"),
+            hint="use a public host name; agents cannot reach private addresses"))
         return action.model_copy(update={"same_origin": False})
     if https_site and action.endpoint.startswith("http://"):
         diagnostics.append(Diagnostic(code="insecure-endpoint", path=path, message=(
-            f"{action.name}: plain http endpoint on an https site")))
+            f"{action.name}: plain http endpoint on an https site"),
+            hint="serve the endpoint over https"))
     if not same_origin(action.endpoint, site):
         diagnostics.append(Diagnostic(code="cross-origin-endpoint", path=path, message=(
-            f"{action.name}: endpoint host {host} is not {site} or a subdomain of it")))
+            f"{action.name}: endpoint host {host} is not {site} or a subdomain of it"),
+            hint=f"serve the endpoint from {site} or a subdomain, or publish the manifest there"))
         return action.model_copy(update={"same_origin": False})
     return action.model_copy(update={"same_origin": True})

@@ -13,8 +13,8 @@ Diagnostics = list[Diagnostic]
 
 
 def diag(diags: Diagnostics, code: str, path: str, message: str,
-         severity: Severity = "warning") -> None:
-    diags.append(Diagnostic(code=code, path=path, message=message, severity=severity))
+         severity: Severity = "warning", hint: str | None = None) -> None:
+    diags.append(Diagnostic(code=code, path=path, message=message, severity=severity, hint=hint))
 
 
 def text(value: Any, cap: int, path: str, diags: Diagnostics) -> str:
@@ -50,7 +50,8 @@ def machine_name(item: Any, path: str, diags: Diagnostics, kind: str = "action")
         return None
     raw = item.get("name")
     if not isinstance(raw, str) or not raw.strip():
-        diag(diags, "missing-field", f"{path}.name", f"a name is required; {kind} skipped")
+        diag(diags, "missing-field", f"{path}.name", f"a name is required; {kind} skipped",
+             hint="give every item a machine name like search_products")
         return None
     name = safe_name(raw)
     if name != raw:
@@ -79,3 +80,11 @@ def http_method(value: Any, path: str, diags: Diagnostics) -> str | None:
         return method
     diag(diags, "invalid-type", path, "not an HTTP method; ignored")
     return None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -1,4 +1,4 @@
-"""The JSON Schema of a Schema.org action's input (a helper of schemaorg.py, not a format).
+"""JSON Schemas of a Schema.org action's input and result (a helper of schemaorg.py).
 
 Three sources, merged in this order: the variables of the target's URL template, the
 ``<property>-input`` annotations (``"required name=q maxlength=100"`` or a
@@ -41,6 +41,27 @@ def input_schema(node: dict[str, Any], endpoint: str, path: str, resolve: Resolv
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = sorted(set(required) & set(properties))
+    return schema
+
+
+def output_schema(node: dict[str, Any], path: str, resolve: Resolve,
+                  diags: list[Diagnostic]) -> dict[str, Any] | None:
+    """What the action returns: the ``result``'s type and its ``additionalProperty`` fields."""
+    result = resolve(node.get("result"))
+    if not isinstance(result, dict):
+        return None
+    schema: dict[str, Any] = {"type": "object"}
+    types = result.get("@type")
+    if isinstance(types, str):
+        schema["title"] = clean_text(types.rsplit("/", 1)[-1].removeprefix("schema:"), TITLE_MAX)
+    raw = resolve(result.get("additionalProperty"))
+    fields: dict[str, Any] = {}
+    for index, item in enumerate((raw if isinstance(raw, list) else [raw])[:MAX_FIELDS]):
+        if item is not None:
+            where = f"{path}.result.additionalProperty[{index}]"
+            _add(_from_property(resolve(item), where, diags), fields, [])
+    if fields:
+        schema["properties"] = fields
     return schema
 
 

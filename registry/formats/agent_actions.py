@@ -46,6 +46,7 @@ from registry.formats._common import (
     text,
     title_from,
 )
+from registry.formats._references import References
 from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
 from registry.schemas import EFFECTS, Action, Auth, Effect, Flow, FlowStep, Manifest
 from registry.urls import absolute
@@ -73,7 +74,8 @@ def matches(data: Any) -> bool:
         for item in actions[:MAX_ACTIONS])
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str) -> Manifest:
+def to_manifest(data: dict[str, Any], url: str, site: str,
+                refs: References | None = None) -> Manifest:
     diags: Diagnostics = []
     info = data.get("site")
     if not isinstance(info, dict):

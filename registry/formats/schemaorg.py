@@ -1,25 +1,29 @@
-"""Schema.org ``potentialAction`` in JSON-LD, on any entity.
+"""Schema.org ``potentialAction`` (JSON-LD, microdata, RDFa, WebMCP forms), on any entity.
 
-Covers the JSON-LD items of a page (the crawler's extract step hands over the page's items as
-a JSON list) and the Schema.org profile of ``/.well-known/agents.json`` (a WebSite, WebAPI or
-Organization object). Accepts an object, a list or ``@graph``; ``@id`` references within the
-document; ``@context`` http(s)://schema.org or an ``@vocab``; types written ``SearchAction``,
-``schema:SearchAction`` or as IRIs. Specs: https://schema.org/Action, /EntryPoint,
-/PropertyValueSpecification. The input schema comes from the target's URL template, the
-``<property>-input`` annotations and ``object.additionalProperty``. Malformed pieces are skipped
-with a diagnostic.
+Covers the Schema.org items of a page (``crawler.extract`` hands over its JSON-LD, microdata,
+RDFa and WebMCP-form items as one JSON list) and the Schema.org profile of
+``/.well-known/agents.json`` (a WebSite, WebAPI or Organization object). Accepts an object,
+a list or ``@graph``; ``@id`` references within the document; ``@context``
+http(s)://schema.org or an ``@vocab``; types written ``SearchAction``, ``schema:SearchAction``
+or as IRIs. Specs: https://schema.org/Action, /EntryPoint, /PropertyValueSpecification. The
+input schema comes from the target's URL template, the ``<property>-input`` annotations and
+``object.additionalProperty``; the output schema from ``result``. A WebAPI's
+``documentation`` URL is listed in references (it is often the OpenAPI document). Malformed
+pieces are skipped with a diagnostic.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from registry.effects import infer_effect, type_verb
-from registry.formats._common import http_method
+from registry.formats._common import http_method, title_from
 from registry.formats._jsonld import Graph, Node, local_types
-from registry.formats._schemaorg_input import input_schema
+from registry.formats._references import References
+from registry.formats._schemaorg_input import input_schema, output_schema
 from registry.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.schemas import Action, Diagnostic, Manifest, Severity
 from registry.urls import absolute, split_identifier
@@ -31,6 +35,7 @@ MAX_ACTIONS, MAX_TARGETS = 256, 16
 _SITE_TYPES = {"WebSite": 0, "WebAPI": 1, "WebApplication": 1, "Organization": 2, "Corporation": 2,
                "LocalBusiness": 2, "Restaurant": 2, "Store": 2, "NewsMediaOrganization": 2}
 # Actions on these entities act on the whole site: "search", not "search_website".
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
 _SITE_LEVEL = {"WebSite", "WebPage", "WebAPI", "WebApplication", "Organization", "Corporation"}
 
 
@@ -57,7 +62,7 @@ def matches(data: Any) -> bool:
                for item in items[:100])
 
 
-def to_manifest(data: Any, url: str, site: str) -> Manifest:
+def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
     diags: list[Diagnostic] = []
     doc = _Doc(url, Graph(data, diags), diags)
     actions: list[Action] = []
@@ -72,6 +77,10 @@ def to_manifest(data: Any, url: str, site: str) -> Manifest:
         elif action:
             actions.append(action)
     site_entity = doc.site[1] if doc.site else {}
+    for node, _ in doc.graph.nodes:  # a WebAPI's documentation is often its OpenAPI document
+        if refs is not None and "WebAPI" in local_types(node):
+            docs = doc.resolve(node.get("documentation"))
+            refs.add(docs.get("url") if isinstance(docs, dict) else docs)
     return Manifest(
         site=site, url=url, format=NAME, actions=actions, diagnostics=doc.diags,
         site_name=clean_text(site_entity.get("name"), TITLE_MAX) or None,
@@ -119,7 +128,8 @@ def _action(node: Node, owner: Node, path: str, doc: _Doc) -> Action | None:
         name=name, title=title, type=type_name, method=method, endpoint=endpoint,
         description=clean_text(node.get("description")) or clean_text(owner.get("description")),
         effect=infer_effect(type_name, method, name), auth="unknown",
-        input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags))
+        input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags),
+        output_schema=output_schema(node, path, doc.resolve, doc.diags))
 
 
 def _target(value: Any, path: str, doc: _Doc) -> tuple[str, Node] | None:
@@ -181,8 +191,9 @@ def _naming(node: Node, owner: Node, type_name: str | None, path: str,
     verb = split_identifier(type_name.removesuffix("Action")) if type_name else "action"
     owner_types = local_types(owner)
     label = clean_text(node.get("name"), TITLE_MAX)
-    if label:
-        base, title = safe_name(label.lower()), label
+    if label:  # a WebMCP tool name is an identifier: "search_products" -> "Search products"
+        base = safe_name(label.lower())
+        title = title_from(label) if _IDENTIFIER.fullmatch(label) else label
     elif not owner_types or _SITE_LEVEL & set(owner_types):
         base, title = safe_name(verb), verb.capitalize()
     else:

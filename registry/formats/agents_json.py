@@ -1,0 +1,137 @@
+"""The other ``/.well-known/agents.json`` dialects found in the wild (no shared spec).
+
+Read where they carry actions, diagnosed where they do not:
+
+- plain lists of operations under ``actions``, ``data`` (LeonTing1010 agents.json 1.0),
+  ``endpoints`` (a list, or a map of name -> URL) or ``api.endpoints`` (with ``api.base_url``):
+  items with ``name``/``id``, ``method``, ``endpoint``/``url``/``path``, ``input_schema``...;
+- ``agentlookup-v1`` (``{"schema": "agentlookup-v1", "agents": [...]}``): each agent listed;
+- the flows/steps variant (``source: {type: openapi, url}``, ``flows[].steps[].operationId``
+  with ``$user.x`` / ``$steps.<operationId>.outputs.<name>`` bindings);
+- descriptive objects or lists with none of these: ``no-actions``.
+
+OpenAPI documents they mention (``openapi_spec``, ``api.openapi``, ``source.url``...) are
+listed as references. Matched after every format that announces itself, before schemaorg.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from registry.effects import infer_effect
+from registry.formats import _adhoc_flows
+from registry.formats._common import (
+    Diagnostics,
+    as_dict,
+    as_list,
+    diag,
+    http_method,
+    json_schema,
+    text,
+    title_from,
+)
+from registry.formats._references import References
+from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.schemas import EFFECTS, Action, Manifest
+from registry.urls import absolute
+
+NAME = "agents-json"
+PATHS = ("/.well-known/agents.json",)
+MAX_ITEMS = 256
+_LISTS = ("actions", "data", "endpoints", "agents", "tools")
+_MARKERS = {*_LISTS, "flows", "capabilities", "interfaces", "api", "schema_version",
+            "schemaVersion", "openapi_spec"}
+_AUTH = {"none": "none", "public": "none", "api_key": "api_key", "apikey": "api_key",
+         "bearer": "api_key", "token": "api_key", "oauth": "oauth2", "oauth2": "oauth2"}
+
+
+def matches(data: Any) -> bool:
+    if isinstance(data, list):  # a bare list of agents or services, not JSON-LD
+        items = [item for item in data[:16] if isinstance(item, dict)]
+        return bool(items) and all("name" in i and not {"@type", "@context"} & i.keys()
+                                   for i in items)
+    return (isinstance(data, dict) and not {"@context", "@type", "@graph"} & data.keys()
+            and isinstance(data.get("name", data.get("schema")), str)
+            and bool(_MARKERS & data.keys()))
+
+
+def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
+    refs = refs or References(url)
+    diags: Diagnostics = []
+    if isinstance(data, list):
+        data = {"agents": data}
+    base = absolute(as_dict(data.get("api")).get("base_url"), url) or absolute(
+        data.get("url") or data.get("homepage"), url) or url
+    actions = _actions(data, base, diags)
+    _references(data, refs)
+    flows, extra = _adhoc_flows.flows(data, url, refs, diags)
+    actions += [a for a in extra if a.name not in {b.name for b in actions}]
+    if not actions:
+        diag(diags, "no-actions", "$", "this agents.json lists no actions an agent can call",
+             "error", "list operations under actions[] (name, method, path, description), or "
+                      "publish /.well-known/agent-actions.json")
+    return Manifest(site=site, url=url, format=NAME, actions=actions, flows=flows,
+                    diagnostics=diags,
+                    site_name=clean_text(data.get("name"), TITLE_MAX) or None,
+                    site_description=clean_text(data.get("description")) or None)
+
+
+def _items(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    api = as_dict(data.get("api"))
+    sources = [(key, data.get(key)) for key in _LISTS] + [("api.endpoints", api.get("endpoints"))]
+    for key, value in sources:
+        if isinstance(value, dict):  # {"search": "https://..."} or {"search": {...}}
+            value = [{"name": k, **(v if isinstance(v, dict) else {"url": v})}
+                     for k, v in list(value.items())[:MAX_ITEMS]]
+        found += [(f"$.{key}[{i}]", item) for i, item in enumerate(as_list(value)[:MAX_ITEMS])]
+    return found[:MAX_ITEMS]
+
+
+def _actions(data: dict[str, Any], base: str, diags: Diagnostics) -> list[Action]:
+    actions: list[Action] = []
+    for path, item in _items(data):
+        action = _action(as_dict(item), base, path, diags)
+        if action and action.name not in {a.name for a in actions}:
+            actions.append(action)
+    return actions
+
+
+def _action(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> Action | None:
+    target = next((item[k] for k in ("endpoint", "url", "path") if isinstance(item.get(k), str)),
+                  None)
+    raw = item.get("id") if isinstance(item.get("id"), str) else item.get("name")
+    if not isinstance(raw, str) or not raw.strip():
+        raw = f"{item.get('method', '')} {target or ''}".strip()
+    if not raw or target is None:
+        diag(diags, "action-skipped", path, "needs a name and an endpoint, url or path",
+             hint="give each action name, method and path")
+        return None
+    name, method = safe_name(raw), http_method(item.get("method"), f"{path}.method", diags)
+    effect = item.get("effect") if item.get("effect") in EFFECTS else infer_effect(
+        None, method, name)
+    label = clean_text(item.get("title") or item.get("name"), TITLE_MAX)
+    return Action(
+        name=name, title=label if " " in label else title_from(label or name),
+        description=text(item.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
+        method=method, endpoint=absolute(target, base), effect=effect,
+        auth=_AUTH.get(str(item.get("auth", "")).lower(), "unknown"),
+        input_schema=json_schema(item, ("input_schema", "inputSchema", "parameters"), path, diags)
+        or _fields(item.get("fields")),
+        output_schema=json_schema(item, ("output_schema", "outputSchema"), path, diags))
+
+
+def _fields(fields: Any) -> dict[str, Any]:
+    """LeonTing's ``fields: {"name": "string - what it is"}`` as a JSON Schema."""
+    properties = {safe_name(k, "field"): {"type": "string", "description": clean_text(v)}
+                  for k, v in list(as_dict(fields).items())[:64] if isinstance(v, str)}
+    return {"type": "object", "properties": properties} if properties else {"type": "object"}
+
+
+def _references(data: dict[str, Any], refs: References) -> None:
+    """OpenAPI documents named at the top level or one level down."""
+    for key, value in list(data.items())[:64]:
+        nested = list(value.items())[:32] if isinstance(value, dict) else []
+        for name, item in [(key, value), *nested]:
+            if "openapi" in str(name).lower() and isinstance(item, str):
+                refs.add(item)

@@ -1,0 +1,116 @@
+"""ARD / AI Catalog manifests (``{"specVersion": "1.0", "host", "entries": [...]}``).
+
+Specs: ../shared/specs/ard/ard.md (Agentic Resource Discovery, section 4) and
+https://github.com/Agent-Card/ai-catalog. Served at ``/.well-known/ard.json`` and (legacy)
+``/.well-known/ai-catalog.json``. Every entry (an A2A card, an MCP server card, a dataset...)
+becomes one action pointing at its ``url``; the url is also listed as a reference so the
+crawler reads the card itself. Nested catalogs (``application/ai-catalog+json`` entries, or
+``data`` holding ``entries``) are read through ``refs``, a few levels deep; an A2A or MCP
+card given inline in ``data`` adds its skills or tools. An entry whose
+``urn:air:<publisher>:...`` identifier names another domain than the hosting site is refused:
+anyone can claim to be acme.com in a file on their own site.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from registry.effects import infer_effect
+from registry.formats import a2a, mcp
+from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
+from registry.formats._references import References
+from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.schemas import Action, Manifest
+from registry.urls import absolute, same_origin
+
+NAME = "ard"
+PATHS = ("/.well-known/ard.json", "/.well-known/ai-catalog.json")
+MAX_ENTRIES, MAX_NESTING = 256, 3
+CATALOG_TYPE = "application/ai-catalog+json"
+
+
+def matches(data: Any) -> bool:
+    return (isinstance(data, dict) and isinstance(data.get("entries"), list)
+            and bool({"specVersion", "host"} & data.keys()))
+
+
+def to_manifest(data: dict[str, Any], url: str, site: str,
+                refs: References | None = None) -> Manifest:
+    refs = refs or References(url)
+    diags: Diagnostics = []
+    actions: list[Action] = []
+    _entries(data, "$", url, site, refs, actions, diags, 0)
+    host = as_dict(data.get("host"))
+    return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
+                    site_name=clean_text(host.get("displayName"), TITLE_MAX) or None)
+
+
+def _entries(catalog: dict[str, Any], path: str, url: str, site: str, refs: References,
+             actions: list[Action], diags: Diagnostics, depth: int) -> None:
+    for index, entry in enumerate(as_list(catalog.get("entries"))[:MAX_ENTRIES]):
+        where = f"{path}.entries[{index}]"
+        if not isinstance(entry, dict):
+            diag(diags, "action-skipped", where, "an entry must be an object")
+            continue
+        if not _publisher_ok(entry.get("identifier"), site, where, diags):
+            continue
+        media = entry.get("type", entry.get("mediaType"))
+        nested = as_dict(entry.get("data"))
+        if media == CATALOG_TYPE or "entries" in nested:
+            if depth >= MAX_NESTING:
+                diag(diags, "depth-limit", where, "catalogs nested too deep; entry skipped")
+                continue
+            inner = nested or as_dict(refs.get(entry.get("url"), f"{where}.url", diags))
+            inner_path = f"{where}.data" if nested else f"{where}.url"
+            _entries(inner, inner_path, url, site, refs, actions, diags, depth + 1)
+            continue
+        if len(actions) >= MAX_ENTRIES:
+            diag(diags, "too-many-actions", where, f"only {MAX_ENTRIES} entries are read")
+            return
+        if action := _action(entry, url, refs, where, diags):
+            actions.append(action)
+        actions += _inline_card(nested, url, site)
+
+
+def _inline_card(data: dict[str, Any], url: str, site: str) -> list[Action]:
+    """An A2A card or MCP server card given inline (``data``): its skills or tools too."""
+    for module in (a2a, mcp):
+        if data and module.matches(data):
+            return module.to_manifest(data, url, site).actions[:MAX_ENTRIES]
+    return []
+
+
+def _publisher_ok(identifier: Any, site: str, path: str, diags: Diagnostics) -> bool:
+    parts = identifier.split(":") if isinstance(identifier, str) else []
+    if len(parts) < 4 or parts[:2] != ["urn", "air"] or not parts[2]:
+        diag(diags, "invalid-identifier", f"{path}.identifier",
+             "identifier is not urn:air:<publisher>:<name>", "warning",
+             f"use urn:air:{site}:<namespace>:<name>")
+        return True
+    publisher = parts[2].lower()
+    if same_origin(f"https://{publisher}/", site) or same_origin(f"https://{site}/", publisher):
+        return True
+    diag(diags, "spoofed-publisher", f"{path}.identifier",
+         f"publisher {publisher[:100]} is not the hosting site {site}; entry refused", "error",
+         f"publish this entry on {publisher[:100]}, or use urn:air:{site}:...")
+    return False
+
+
+def _action(entry: dict[str, Any], url: str, refs: References, path: str,
+            diags: Diagnostics) -> Action | None:
+    identifier = entry.get("identifier") if isinstance(entry.get("identifier"), str) else ""
+    label = entry.get("displayName") if isinstance(entry.get("displayName"), str) else ""
+    raw = identifier.rsplit(":", 1)[-1] or label
+    if not raw:
+        diag(diags, "action-skipped", path, "an entry needs an identifier or displayName")
+        return None
+    name = safe_name(raw)
+    endpoint = absolute(entry.get("url"), url)
+    if endpoint:
+        refs.add(endpoint)
+    words = [text(entry.get("description"), DESCRIPTION_MAX, f"{path}.description", diags)]
+    for key in ("representativeQueries", "capabilities"):
+        words += [q for q in as_list(entry.get(key))[:8] if isinstance(q, str)]
+    return Action(name=name, title=clean_text(label, TITLE_MAX) or title_from(name),
+                  description=clean_text(" ".join(w for w in words if w)), endpoint=endpoint,
+                  effect=infer_effect(None, None, name))

@@ -1,0 +1,136 @@
+"""MCP servers: registry ``server.json`` files and the ad-hoc "server cards" sites publish.
+
+Specs: https://modelcontextprotocol.io (server.json, schemas 2025-07-09 .. 2025-12-11, and the
+legacy ``version_detail`` shape), SEP-1649 server cards. Found at ``/server.json``,
+``/.well-known/mcp.json``, ``/.well-known/mcp/server-card.json`` and in catalog entries. Real
+cards come in at least three shapes (``serverInfo`` + ``transport``; server.json-like
+``name`` + ``remotes``; a bare ``tools`` list), so fields are read from wherever they are.
+The server itself is one action (a resource agents connect to, at its remote URL); each listed
+tool is another action on the same endpoint. A list of servers (a registry seed) or a registry
+API page (``{"servers": [{"server": ...}]}``) gives one action per server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from registry.effects import infer_effect
+from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
+from registry.formats._references import References
+from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_schema, clean_text, safe_name
+from registry.schemas import Action, Effect, Manifest
+from registry.urls import absolute
+
+NAME = "mcp"
+PATHS = ("/.well-known/mcp.json", "/.well-known/mcp/server-card.json", "/server.json")
+MAX_TOOLS = 128
+_SERVER_KEYS = {"remotes", "packages", "version_detail", "serverInfo", "mcp_version"}
+# Keys that, next to a tools list, say "MCP server" rather than "some agents.json"
+_TRANSPORT_KEYS = {"serverUrl", "transport", "protocolVersion", "endpoint"}
+
+
+def _is_server(data: Any) -> bool:
+    if not isinstance(data, dict):
+        return False
+    schema = data.get("$schema")
+    if isinstance(schema, str) and "modelcontextprotocol" in schema:
+        return True
+    tools = data.get("tools", as_dict(data.get("capabilities")).get("tools"))
+    if not isinstance(tools, list):
+        return bool(_SERVER_KEYS & data.keys())
+    return bool((_SERVER_KEYS | _TRANSPORT_KEYS) & data.keys()) or any(
+        "inputSchema" in as_dict(t) for t in tools[:16])
+
+
+def _servers(data: Any) -> list[Any] | None:
+    """The server list of a registry page or seed; None for a single server."""
+    if isinstance(data, dict) and isinstance(data.get("servers"), list):
+        # {"servers": [{"server": {...}}]}; OpenAPI also has "servers", holding URLs
+        found = [item["server"] for item in data["servers"] if isinstance(as_dict(item).get(
+            "server"), dict)]
+        return found or None
+    if isinstance(data, list) and data and all(_is_server(item) for item in data[:8]):
+        return data
+    return None
+
+
+def matches(data: Any) -> bool:
+    return _is_server(data) or bool(_servers(data))
+
+
+def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
+    diags: Diagnostics = []
+    servers = _servers(data)
+    if servers is not None:
+        actions = [a for i, s in enumerate(servers[:256])
+                   if (a := _server(as_dict(s), url, f"$.servers[{i}]", diags))]
+        return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags)
+    server = _server(data, url, "$", diags)
+    endpoint = server.endpoint if server else None
+    tools = data.get("tools", as_dict(data.get("capabilities")).get("tools"))
+    actions = [server] if server else []
+    actions += [a for i, tool in enumerate(as_list(tools)[:MAX_TOOLS])
+                if (a := _tool(tool, endpoint, f"$.tools[{i}]", diags))]
+    info = as_dict(data.get("serverInfo"))
+    return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
+                    site_name=clean_text(data.get("title") or data.get("name")
+                                         or info.get("name"), TITLE_MAX) or None,
+                    site_description=clean_text(data.get("description")
+                                                or info.get("description")) or None)
+
+
+def _endpoint(data: dict[str, Any], url: str) -> str | None:
+    candidates = [as_dict(r).get("url") for r in as_list(data.get("remotes"))[:8]]
+    transport = data.get("transport")
+    candidates += [as_dict(transport).get("url"), data.get("serverUrl"), data.get("endpoint"),
+                   data.get("url")]
+    return next((e for c in candidates if (e := absolute(c, url))), None)
+
+
+def _server(data: dict[str, Any], url: str, path: str, diags: Diagnostics) -> Action | None:
+    info = as_dict(data.get("serverInfo"))
+    raw = data.get("name") if isinstance(data.get("name"), str) else info.get("name")
+    if not isinstance(raw, str) or not raw.strip():
+        diag(diags, "missing-field", f"{path}.name", "a server needs a name; skipped",
+             hint="name the server, e.g. io.github.owner/server")
+        return None
+    name = safe_name(raw.rsplit("/", 1)[-1])
+    title = clean_text(data.get("title") or data.get("displayName") or data.get("display_name"),
+                       TITLE_MAX)
+    description = text(data.get("description") or info.get("description"), DESCRIPTION_MAX,
+                       f"{path}.description", diags)
+    endpoint = _endpoint(data, url)
+    # Connecting to a server is not itself a read or a write; what it can do is unknown.
+    return Action(name=name, title=title or title_from(name), description=description,
+                  endpoint=endpoint, method="POST" if endpoint else None,
+                  effect="write")
+
+
+def _tool(tool: Any, endpoint: str | None, path: str, diags: Diagnostics) -> Action | None:
+    tool = as_dict(tool)
+    raw = tool.get("name")
+    if not isinstance(raw, str) or not raw.strip():
+        diag(diags, "action-skipped", path, "a tool needs a name; skipped")
+        return None
+    name = safe_name(raw)
+    hints = as_dict(tool.get("annotations"))
+    schema = tool.get("inputSchema", tool.get("input_schema"))
+    output = tool.get("outputSchema")
+    return Action(name=name, title=clean_text(hints.get("title") or tool.get("title"), TITLE_MAX)
+                  or title_from(name),
+                  description=text(tool.get("description"), DESCRIPTION_MAX,
+                                   f"{path}.description", diags),
+                  endpoint=endpoint, method="POST" if endpoint else None,
+                  effect=_effect(hints, name),
+                  input_schema=clean_schema(schema) if isinstance(schema, dict)
+                  else {"type": "object"},
+                  output_schema=clean_schema(output) if isinstance(output, dict) else None)
+
+
+def _effect(hints: dict[str, Any], name: str) -> Effect:
+    """MCP tool annotations first (readOnlyHint, destructiveHint), then the name's verb."""
+    if hints.get("readOnlyHint") is True:
+        return "read"
+    if hints.get("destructiveHint") is True:
+        return "delete"
+    return infer_effect(None, None, name)
