@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from registry.formats import NORMALISER_VERSION, normalise
 from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
-from registry.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
+from registry.schemas import Diagnostic, FetchFailure, Manifest, RawDocument, SiteCrawl
 from registry.store import action_rows, flow_rows, get_or_create_site, lock_site, utcnow
 
 GONE_STATUSES = (404, 410)
@@ -69,12 +69,53 @@ def content_hash(body: bytes) -> str:
 
 
 def normalise_site(crawl: SiteCrawl) -> SiteUpdate:
-    """Run the format normalisers over a crawl's documents. Pure: no database."""
-    docs = [
-        NormalisedDocument(raw, normalise(raw, site=crawl.host), content_hash(raw.body))
-        for raw in crawl.documents
-    ]
+    """Run the format normalisers over a crawl's documents. Pure: no database.
+
+    A document may read others of the same crawl that it references (an ai-plugin its
+    OpenAPI): its hash then covers theirs, so a change in the OpenAPI alone is seen, and the
+    referenced document keeps no actions of its own, so its operations are not listed twice.
+    """
+    bodies = {raw.url: raw.body for raw in crawl.documents}
+    consumer: dict[str, str] = {}  # referenced url -> the document that read it
+    docs = []
+    for raw in crawl.documents:
+        manifest, read = _normalise_reading(raw, crawl.host, bodies)
+        for url in read:
+            consumer.setdefault(url, raw.url)
+        digest = _combined_hash(raw.body, [bodies[u] for u in read])
+        docs.append(NormalisedDocument(raw, manifest, digest))
+    for doc in docs:
+        referrer = consumer.get(doc.raw.url)
+        if referrer is not None and referrer not in consumer:  # a cycle blanks neither
+            doc.manifest = _consumed(doc.manifest, referrer)
     return SiteUpdate(crawl.host, crawl.origin, docs, crawl.not_modified, crawl.failures)
+
+
+def _normalise_reading(raw: RawDocument, site: str,
+                       bodies: dict[str, bytes]) -> tuple[Manifest, list[str]]:
+    """Normalise ``raw``, letting it read the crawl's other documents; returns those read."""
+    read: set[str] = set()
+
+    def resolve(url: str) -> bytes | None:
+        body = bodies.get(url)
+        if body is not None and url != raw.url:
+            read.add(url)
+        return body
+
+    return normalise(raw, site=site, resolve=resolve), sorted(read)
+
+
+def _combined_hash(body: bytes, referenced: list[bytes]) -> str:
+    if not referenced:
+        return content_hash(body)
+    return content_hash(body + b"".join(b"\x00" + content_hash(r).encode() for r in referenced))
+
+
+def _consumed(manifest: Manifest, referrer: str) -> Manifest:
+    note = Diagnostic(code="read-by-referrer", severity="info", path="$",
+                      message=f"its actions are listed under {referrer}, which references it")
+    return manifest.model_copy(update={"actions": [], "flows": [],
+                                       "diagnostics": [*manifest.diagnostics, note]})
 
 
 def promote_site(

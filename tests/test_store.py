@@ -4,14 +4,30 @@ nothing lost on failure, removal only on sustained evidence."""
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import Action, Diagnostic, FetchFailure, Flow, FlowStep, Manifest, RawDocument
-from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
+from registry.schemas import (
+    Action,
+    Diagnostic,
+    FetchFailure,
+    Flow,
+    FlowStep,
+    Manifest,
+    RawDocument,
+    SiteCrawl,
+)
+from registry.service import (
+    NormalisedDocument,
+    SiteUpdate,
+    content_hash,
+    normalise_site,
+    promote_site,
+)
 from registry.store import utcnow
 
 HOST = "shop.example"
@@ -169,3 +185,31 @@ def test_not_found_for_an_unknown_document_writes_nothing(session: Session) -> N
     finally:
         counter.close()
     assert counter.writes == []
+
+
+def plugin_crawl(openapi: bytes) -> SiteCrawl:
+    fixtures = Path(__file__).parent / "fixtures" / "ai-plugin"
+    site = "tide-plugin.example"
+    return SiteCrawl(host=site, origin=f"https://{site}", documents=[
+        RawDocument(url=f"https://{site}/.well-known/ai-plugin.json",
+                    body=(fixtures / "tide-plugin.json").read_bytes(),
+                    content_type="application/json"),
+        RawDocument(url=f"https://{site}/openapi.yaml", body=openapi,
+                    content_type="application/yaml"),
+    ])
+
+
+def test_referenced_documents_are_read_once_and_tracked(session: Session) -> None:
+    spec = (Path(__file__).parent / "fixtures" / "ai-plugin" / "_openapi.yaml").read_bytes()
+    update_ = normalise_site(plugin_crawl(spec))
+    plugin, openapi = update_.documents
+    assert len(plugin.manifest.actions) > 1  # the plugin plus its OpenAPI operations
+    assert openapi.manifest.actions == []  # not listed a second time on its own
+    assert "read-by-referrer" in [d.code for d in openapi.manifest.diagnostics]
+    first = promote_site(session, update_)
+    assert first.actions == len(plugin.manifest.actions)
+
+    # Only the OpenAPI changes: the plugin's hash covers it, so the change is seen.
+    changed = normalise_site(plugin_crawl(spec.replace(b"tide", b"tidal")))
+    assert changed.documents[0].content_hash != plugin.content_hash
+    assert promote_site(session, changed).changed
