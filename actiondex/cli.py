@@ -74,16 +74,24 @@ def migrate() -> None:
 
 @app.command()
 def crawl(
-    targets: Annotated[list[str], typer.Argument(help="Sites to crawl: domains or URLs.")],
+    targets: Annotated[list[str] | None,
+                       typer.Argument(help="Sites to crawl: domains or URLs.")] = None,
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="Read targets from FILE, one domain or URL per line.")] = None,
+    max_pages: Annotated[int, typer.Option(
+        "--max-pages", min=0, help="HTML pages read per site from its sitemaps.")] = 50,
+    delay: Annotated[float, typer.Option(
+        "--delay", min=0.0, help="Minimum seconds between requests to one host.")] = 1.0,
     resolve: ResolveOpt = None,
     allow_private: PrivateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Crawl sites: robots.txt, well-known manifests and the homepage, into the store."""
-    from actiondex.crawling import crawl_and_index
+    """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references."""
+    from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
-    summary = crawl_and_index(_settings(), targets, resolve or [], allow_private,
-                              quiet=as_json)
+    options = CrawlOptions(max_pages=max_pages, delay=delay)
+    summary = crawl_and_index(_settings(), read_targets(targets or [], file), resolve or [],
+                              allow_private, quiet=as_json, options=options)
     output.summary(summary, as_json)
     if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
         raise typer.Exit(1)

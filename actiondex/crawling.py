@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -12,6 +14,27 @@ from actiondex.runtime import UserError, open_index, open_store
 from crawler.guard import AddressPolicy, parse_resolve
 from crawler.run import run_crawl
 from registry.config import Settings
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    max_pages: int = 50  # sitemap pages per site
+    delay: float = 1.0  # minimum seconds between requests to one host
+
+
+def read_targets(targets: list[str], file: Path | None) -> list[str]:
+    """Targets from the command line, then from FILE (one per line, blank lines and # skipped)."""
+    found = list(targets)
+    if file is not None:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"--file {file}: cannot read it: {exc}") from exc
+        found += [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    found = [t for t in found if t]
+    if not found:
+        raise UserError("nothing to crawl: name sites as arguments or with --file FILE")
+    return found
 
 
 def make_policy(resolve: list[str], allow_private: bool) -> AddressPolicy:
@@ -54,8 +77,9 @@ def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
 
 def crawl_and_index(
     settings: Settings, targets: list[str], resolve: list[str], allow_private: bool,
-    quiet: bool = False,
+    quiet: bool = False, options: CrawlOptions | None = None,
 ) -> dict[str, Any]:
+    options = options or CrawlOptions()
     policy = make_policy(resolve, allow_private)
     accepted = accepted_targets(targets, policy)
     engine = open_store(settings)
@@ -67,7 +91,8 @@ def crawl_and_index(
                               f"{stats.get('actions', 0)} actions, "
                               f"{stats.get('errors', 0)} errors")
 
-        summary = run_crawl(accepted, settings, policy, progress=progress)
+        summary = run_crawl(accepted, settings, policy, progress=progress,
+                            max_pages=options.max_pages, delay=options.delay)
     open_index(settings, engine)
     data = summary.model_dump() if hasattr(summary, "model_dump") else dict(vars(summary))
     data["kind"] = "crawl"

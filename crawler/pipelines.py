@@ -1,4 +1,4 @@
-"""StorePipeline: one SiteCrawl in, one transaction per site, one SiteRow out (for the summary)."""
+"""StorePipeline: one SiteResult in, one transaction per site, one SiteRow out (for the summary)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ from typing import Any
 from pydantic import BaseModel, Field
 from scrapy.utils.defer import maybe_deferred_to_future
 from sqlalchemy import Engine
+from sqlalchemy import update as update_rows
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
 from crawler.settings import REGISTRY_SETTING
+from crawler.sitestate import SiteResult
 from registry.config import Settings
 from registry.db import make_engine, transaction
-from registry.schemas import SiteCrawl
+from registry.models import Site
 from registry.service import normalise_site, promote_site
 
 logger = logging.getLogger(__name__)
@@ -51,19 +53,23 @@ class StorePipeline:
         self.engine.dispose()
 
     async def process_item(self, item: Any) -> Any:
-        if not isinstance(item, SiteCrawl):
+        if not isinstance(item, SiteResult):
             return item
         # A thread keeps the reactor downloading other sites while this one is written.
         row = await maybe_deferred_to_future(self.lock.run(deferToThread, self.store, item))
         self._count(row)
         return row
 
-    def store(self, crawl: SiteCrawl) -> SiteRow:
+    def store(self, item: SiteResult) -> SiteRow:
         """Normalise outside the transaction, promote inside it; never raise."""
+        crawl = item
         try:
-            update = normalise_site(crawl)
+            update = normalise_site(item.with_references())
             with transaction(self.engine) as session:
                 result = promote_site(session, update, max_actions=self.max_actions)
+                if item.crawl_state is not None:  # None: nothing new to remember, no write
+                    session.execute(update_rows(Site).where(Site.host == item.host)
+                                    .values(crawl_state=item.crawl_state))
         except Exception as exc:  # one bad site must not stop the others
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             logger.error("store: %s not stored: %s", crawl.host, reason[:300])

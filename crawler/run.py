@@ -14,10 +14,13 @@ from pydantic import BaseModel, Field
 from scrapy import signals
 from scrapy.crawler import CrawlerProcess
 
+from crawler.conditional import stored_validators
 from crawler.guard import AddressPolicy
+from crawler.memory import load_states
 from crawler.pipelines import SiteRow
+from crawler.responses import site_origin
 from crawler.settings import scrapy_settings
-from crawler.spiders.site import SiteSpider, site_origin
+from crawler.spiders.site import SiteSpider
 from registry.config import Settings
 from registry.db import make_engine, transaction
 from registry.service import finish_run, start_run
@@ -53,32 +56,41 @@ class CrawlSummary(BaseModel):
 
 
 def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
-              progress: Progress | None = None, *, log_level: str = "ERROR") -> CrawlSummary:
+              progress: Progress | None = None, *, log_level: str = "ERROR",
+              max_pages: int = 50, delay: float = 1.0) -> CrawlSummary:
     """Crawl ``targets`` into the store (already migrated) and return what changed.
 
     Raises ValueError, before anything runs, for a target that is malformed or refused.
     """
+    hosts = []
     for target in targets:
-        origin = site_origin(target)[1]
+        host, origin = site_origin(target)
         reason = policy.check_url(origin + "/")
         if reason is not None:
             raise ValueError(f"refused {target}: {reason}")
+        hosts.append(host)
     engine = make_engine(settings)
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
+    spider_args = {"targets": targets, "max_pages": max_pages,
+                   "validators": stored_validators(engine, hosts),
+                   "states": load_states(engine, hosts)}
     try:
-        _crawl(targets, scrapy_settings(settings, policy, log_level), summary, progress)
+        _crawl(spider_args, scrapy_settings(settings, policy, log_level, delay), summary, progress)
         status = "finished"
     finally:
         summary.seconds = round(time.monotonic() - started, 3)
+        # Each site's diagnostic codes ride along, so a run records every refusal it met.
+        codes = {row.host: row.errors for row in summary.per_site if row.errors}
         with transaction(engine) as session:
-            finish_run(session, run_id, summary.totals(), status=status)
+            finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
+                       status=status)
         engine.dispose()
     return summary
 
 
-def _crawl(targets: list[str], scrapy: dict[str, Any], summary: CrawlSummary,
+def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSummary,
            progress: Progress | None) -> None:
     process = CrawlerProcess(scrapy)
     crawler = process.create_crawler(SiteSpider)
@@ -96,5 +108,5 @@ def _crawl(targets: list[str], scrapy: dict[str, Any], summary: CrawlSummary,
     # Scrapy holds receivers weakly; these locals live until process.start() returns.
     crawler.signals.connect(site_stored, signal=signals.item_scraped)
     crawler.signals.connect(closed, signal=signals.spider_closed)
-    process.crawl(crawler, targets=targets)
+    process.crawl(crawler, **spider_args)
     process.start()

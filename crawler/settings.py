@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from crawler.guard import AddressPolicy
@@ -14,8 +15,18 @@ MANIFEST_MAXSIZE = 1 * MIB
 PAGE_MAXSIZE = 10 * MIB
 
 
+def brotli_is_safe() -> bool:
+    """brotli < 1.2 cannot bound its output per chunk, so a small body could decode to GiBs."""
+    try:
+        release = version("brotli")
+    except PackageNotFoundError:
+        return False
+    parts = [int(p) for p in release.split(".")[:2] if p.isdigit()]
+    return tuple(parts) >= (1, 2)
+
+
 def scrapy_settings(settings: Settings, policy: AddressPolicy,
-                    log_level: str = "ERROR") -> dict[str, Any]:
+                    log_level: str = "ERROR", delay: float = 1.0) -> dict[str, Any]:
     """Polite, bounded, guarded defaults; the policy and registry settings ride along."""
     return {
         "BOT_NAME": "actiondex",
@@ -24,9 +35,10 @@ def scrapy_settings(settings: Settings, policy: AddressPolicy,
         "ROBOTSTXT_OBEY": False,
         "CONCURRENT_REQUESTS": 32,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
-        "DOWNLOAD_DELAY": 1.0,
+        # The minimum gap between requests to one host; AutoThrottle only ever widens it.
+        "DOWNLOAD_DELAY": delay,
         "AUTOTHROTTLE_ENABLED": True,
-        "AUTOTHROTTLE_START_DELAY": 1.0,
+        "AUTOTHROTTLE_START_DELAY": delay,
         "AUTOTHROTTLE_MAX_DELAY": 30.0,
         "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
         "DOWNLOAD_TIMEOUT": settings.request_timeout,
@@ -42,13 +54,23 @@ def scrapy_settings(settings: Settings, policy: AddressPolicy,
         # we never asked for.
         "METAREFRESH_ENABLED": False,
         "COOKIES_ENABLED": False,
+        # Without a safe brotli, ``br`` must not be offered (RELIABILITY.md A2).
+        "DEFAULT_REQUEST_HEADERS": {
+            "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
+            "Accept-Encoding": "gzip, deflate, br" if brotli_is_safe() else "gzip, deflate",
+        },
         "TELNETCONSOLE_ENABLED": False,
         # An http_proxy from the environment would connect somewhere the resolver never vets.
         "HTTPPROXY_ENABLED": False,
         "LOG_LEVEL": log_level,
         "TWISTED_DNS_RESOLVER": "crawler.resolver.GuardedResolver",
         # Last before the download handler, so no later middleware can rewrite a checked URL.
-        "DOWNLOADER_MIDDLEWARES": {"crawler.middlewares.AddressGuardMiddleware": 990},
+        "DOWNLOADER_MIDDLEWARES": {
+            "crawler.middlewares.AddressGuardMiddleware": 990,
+            "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+            "crawler.retry.BackoffRetryMiddleware": 550,
+        },
+        "RETRY_HTTP_CODES": [429, 500, 502, 503, 504, 522, 524, 408],
         "ITEM_PIPELINES": {"crawler.pipelines.StorePipeline": 300},
         POLICY_SETTING: policy,
         REGISTRY_SETTING: settings,

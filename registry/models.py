@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -40,16 +49,21 @@ class Site(Base):
     changed_at: Mapped[datetime | None]
     last_error_at: Mapped[datetime | None]
     last_error: Mapped[str | None] = mapped_column(Text)
+    # The crawler's memory of the site between runs (robots.txt for 24 h, the catch-all probe,
+    # paths that answered 404): see crawler/memory.py. Not part of the action set.
+    crawl_state: Mapped[dict[str, Any] | None]
 
     documents: Mapped[list[Document]] = relationship(back_populates="site")
 
 
 class Document(Base):
     __tablename__ = "documents"
+    # Per site: two sites may read the same cross-host document (a shared OpenAPI).
+    __table_args__ = (UniqueConstraint("site_id", "url"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     site_id: Mapped[int] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"), index=True)
-    url: Mapped[str] = mapped_column(String(2048), unique=True)
+    url: Mapped[str] = mapped_column(String(2048))
     format: Mapped[str | None] = mapped_column(String(64))
     status: Mapped[int]
     content_hash: Mapped[str | None] = mapped_column(String(64))

@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,43 +26,11 @@ from sqlalchemy.orm import Session
 
 from actiondex.demo.web import SITES, DemoWeb
 from registry.models import ActionRow, FlowRow, Site
+from tests.hostile.canary import Canary
 
 CRAWL_TIMEOUT = 120
 WELL_KNOWN = "/.well-known/agent-actions.json"
 pytestmark = pytest.mark.timeout(300)
-
-
-class Canary:
-    """A listener that only counts the connections it accepts; it must stay at zero."""
-
-    def __init__(self, host: str = "127.0.0.2", port: int = 0) -> None:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.bind((host, port))
-        self.sock.listen(16)
-        self.sock.settimeout(0.1)
-        self.port: int = self.sock.getsockname()[1]
-        self.count = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.count += 1
-            conn.close()
-
-    def __enter__(self) -> Canary:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.sock.close()
 
 
 def cli(data_dir: Path, *args: str, db_url: str = "") -> tuple[list[str], dict[str, str]]:
@@ -75,7 +42,7 @@ def crawl(data_dir: Path, web: DemoWeb | None, *targets: str, db_url: str = "",
           resolve: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
     entries = [*(web.resolve_args() if web else []), *resolve]
     flags = [arg for entry in entries for arg in ("--resolve", entry)]
-    cmd, env = cli(data_dir, "crawl", "--json", *flags, *targets, db_url=db_url)
+    cmd, env = cli(data_dir, "crawl", "--json", "--delay", "0", *flags, *targets, db_url=db_url)
     return subprocess.run(cmd, env=env, text=True, capture_output=True, timeout=CRAWL_TIMEOUT)
 
 

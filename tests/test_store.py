@@ -213,3 +213,14 @@ def test_referenced_documents_are_read_once_and_tracked(session: Session) -> Non
     changed = normalise_site(plugin_crawl(spec.replace(b"tide", b"tidal")))
     assert changed.documents[0].content_hash != plugin.content_hash
     assert promote_site(session, changed).changed
+
+
+def test_two_sites_may_keep_the_same_cross_host_document(session: Session) -> None:
+    shared = "https://api.elsewhere.example/openapi.json"
+    for host in ("one.example", "two.example"):
+        m = manifest("search").model_copy(update={"site": host, "url": shared})
+        body = m.model_dump_json().encode()
+        raw = RawDocument(url=shared, body=body, content_type="application/json")
+        promote_site(session, SiteUpdate(host, f"https://{host}",
+                                         [NormalisedDocument(raw, m, content_hash(body))]))
+    assert len(session.scalars(select(Document).where(Document.url == shared)).all()) == 2

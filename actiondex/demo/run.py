@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from actiondex import output
-from actiondex.crawling import crawl_and_index
+from actiondex.crawling import CrawlOptions, crawl_and_index
 from actiondex.demo.web import DemoWeb
 from actiondex.runtime import open_index, open_store
 from actiondex.serving import check_port_free, serve_api
@@ -31,7 +31,9 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
         targets = [f"http://{host}:{web.port}/" for host in web.hosts]
         output.info(f"demo web: {len(targets)} sites on 127.0.0.1:{web.port}; "
                     f"store in {settings.data_dir}")
-        summary = crawl_and_index(settings, targets, web.resolve_args(), allow_private=False)
+        # Every demo site is on one loopback server of ours: no politeness delay is owed.
+        summary = crawl_and_index(settings, targets, web.resolve_args(), allow_private=False,
+                                  options=CrawlOptions(delay=0.0))
     output.summary(summary, as_json=False)
     engine = open_store(settings)
     index = open_index(settings, engine)

@@ -1,173 +1,188 @@
-"""SiteSpider: robots.txt first (RFC 9309), then the well-known manifests and the homepage.
+"""SiteSpider: per site, robots.txt (RFC 9309), a catch-all probe, then in parallel the
+well-known paths, the homepage and the sitemaps; then the pages, links and references they name.
 
-Each site's requests are counted; when the last one completes the spider yields ONE SiteCrawl,
+Each site's requests are counted; when the last one completes the spider yields ONE SiteResult,
 so the store promotes a site in one transaction, and a crash before that promotes nothing.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
-from protego import Protego
 from scrapy import Request, Spider
-from scrapy.exceptions import (
-    DownloadCancelledError,
-    DownloadTimeoutError,
-    IgnoreRequest,
-)
 from scrapy.http import Response
-from scrapy.spidermiddlewares.httperror import HttpError
-from twisted.internet.error import TCPTimedOutError
 from twisted.python.failure import Failure
 
-from crawler.extract import html_to_document, is_html
-from crawler.middlewares import BlockedAddress
-from crawler.settings import MANIFEST_MAXSIZE
-from registry.schemas import FetchFailure, RawDocument, SiteCrawl
+from crawler.discovery import Discovery
+from crawler.memory import Memory
+from crawler.responses import classify, site_origin, to_document
+from crawler.robots import MAX_CRAWL_DELAY, ROBOTS_MAX_BYTES, Robots, disallow_all, parse_robots
+from crawler.settings import MANIFEST_MAXSIZE, PAGE_MAXSIZE
+from crawler.sitemaps import SITEMAP_MAXSIZE
+from crawler.sitestate import SiteState, fingerprint
+from registry.schemas import SiteCrawl
 
-PATHS = ("/.well-known/agent-actions.json", "/.well-known/agents.json", "/")
-ROBOTS_MAX_BYTES = 512 * 1024  # RFC 9309 2.5: parse at least 500 KiB, ignore the rest
-
-
-@dataclass
-class _Site:
-    crawl: SiteCrawl
-    pending: int = 0
-
-
-def site_origin(target: str) -> tuple[str, str]:
-    """(host, origin) of a target: a bare domain means https; a URL keeps scheme and port."""
-    parts = urlsplit(target if "://" in target else f"https://{target}")
-    host = (parts.hostname or "").rstrip(".")
-    if not host or parts.scheme not in ("http", "https"):
-        raise ValueError(f"{target!r} is not a domain or an http(s) URL")
-    return host, f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1].lower()}"
+PROBE_TIMEOUT = 3.0  # well-known probes: most answer 404 at once; a slow one is not worth 30 s
+MAXSIZE = {"robots": PAGE_MAXSIZE, "probe": MANIFEST_MAXSIZE, "manifest": MANIFEST_MAXSIZE,
+           "reference": PAGE_MAXSIZE, "page": PAGE_MAXSIZE, "sitemap": SITEMAP_MAXSIZE,
+           "schemamap": SITEMAP_MAXSIZE}
+_CONDITIONAL = ("manifest", "page")  # the kinds whose documents the store keeps
+_REMEMBERED = ("manifest", "sitemap", "schemamap")  # kinds whose 404s are remembered a day
+__all__ = ["SiteSpider", "classify", "site_origin", "to_document"]  # validate_fetch uses these
 
 
 class SiteSpider(Spider):
     name = "site"
 
-    def __init__(self, targets: list[str], *args: Any, **kwargs: Any) -> None:
+    def __init__(self, targets: list[str], *args: Any, max_pages: int = 50,
+                 validators: dict[str, tuple[str | None, str | None]] | None = None,
+                 states: dict[str, dict[str, Any]] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         origins = dict.fromkeys(site_origin(t) for t in targets)  # dedupe, keep order
-        self.sites = {o: _Site(SiteCrawl(host=h, origin=o)) for h, o in origins}
+        states = states or {}
+        self.sites = {o: SiteState(SiteCrawl(host=h, origin=o), pages_left=max_pages,
+                                   memory=Memory(states.get(h)))
+                      for h, o in origins}
+        self.validators = validators or {}
+        self.discovery = Discovery(self)
 
-    async def start(self) -> AsyncIterator[Request]:
+    @property
+    def agent(self) -> str:
+        return str(self.settings.get("USER_AGENT", "actiondex")).split("/")[0]
+
+    async def start(self) -> AsyncIterator[Any]:
         for site in self.sites.values():
-            yield self._request(site, "/robots.txt", self.parse_robots, self.robots_failed)
+            requests = self._begin(site)
+            site.pending += len(requests)
+            for request in requests:
+                yield request
+            if not requests:  # robots.txt from memory forbids everything: done already
+                self.crawler.stats.inc_value("site/crawled")
+                yield site.result()
 
-    def _request(self, site: _Site, path: str, callback: Any, errback: Any) -> Request:
-        site.pending += 1
-        meta = {"origin": site.crawl.origin}
-        if path != "/":
-            meta["download_maxsize"] = MANIFEST_MAXSIZE
-        # dont_filter: a request the dupe filter drops never calls back, and the site would hang.
-        return Request(site.crawl.origin + path, callback=callback, errback=errback,
-                       meta=meta, dont_filter=True)
+    def _begin(self, site: SiteState) -> list[Request]:
+        cached = site.memory.robots()
+        if cached is not None:
+            status, body = cached
+            site.robots = parse_robots(body, self.agent) if status < 400 else Robots()
+            if not site.robots.crawl_delay:  # a delay must be set on the slot: ask again
+                return [r for r in self._probe(site) if r is not None]
+        request = self.request(site, site.crawl.origin + "/robots.txt", "robots")
+        return [request] if request is not None else []
 
-    def _site(self, request: Request) -> _Site:
-        return self.sites[request.meta["origin"]]
+    def request(self, site: SiteState, url: str, kind: str, **meta: Any) -> Request | None:
+        """A request within the site's budget and robots rules, or None (recorded why)."""
+        if kind != "robots" and not site.robots.allows(url, self.agent):
+            site.note(url, "robots-disallowed", "disallowed by robots.txt")
+            return None
+        if kind in _REMEMBERED and site.memory.missing(url):
+            return None  # answered 404 within the last day
+        if not site.admit(url):
+            return None
+        meta.update(origin=site.crawl.origin, kind=kind, download_maxsize=MAXSIZE[kind])
+        if kind in ("probe", "manifest"):
+            meta.update(download_timeout=PROBE_TIMEOUT, max_retry_times=0)
+        if site.crawl_delay is not None:
+            meta["autothrottle_dont_adjust_delay"] = True
+        headers = {}
+        etag, modified = self.validators.get(url, (None, None)) if kind in _CONDITIONAL else (
+            None, None)
+        if etag:
+            headers["If-None-Match"] = etag
+        if modified:
+            headers["If-Modified-Since"] = modified
+        # dont_filter: a request the dupe filter drops never calls back, and the site would
+        # hang; SiteState.admit dedupes instead.
+        return Request(url, callback=self.parse, errback=self.failed, meta=meta,
+                       headers=headers, dont_filter=True)
 
-    def parse_robots(self, response: Response) -> Iterator[Any]:
-        site = self._site(response.request)
-        text = response.body[:ROBOTS_MAX_BYTES].decode("utf-8", "replace")
-        yield from self._after_robots(site, Protego.parse(text))
-
-    def robots_failed(self, failure: Failure) -> Iterator[Any]:
-        site = self._site(failure.request)
-        status, code, message = classify(failure)
-        if status is not None and 400 <= status < 500 and status != 429:
-            yield from self._after_robots(site, None)  # 4xx: no rules, everything allowed
-            return
-        # 5xx, 429 and unreachable mean "disallow all" (RFC 9309 2.3.1.3-4).
-        if code != "blocked-address":
-            code, message = "robots-unavailable", f"{code}: {message}"
-        site.crawl.failures.append(FetchFailure(url=failure.request.url, status=status,
-                                                code=code, message=message))
-        yield from self._after_robots(site, _DISALLOW_ALL)
-
-    def _after_robots(self, site: _Site, robots: Protego | None) -> Iterator[Any]:
-        agent = str(self.settings.get("USER_AGENT", "actiondex")).split("/")[0]
-        follow = []
-        for path in PATHS:
-            url = site.crawl.origin + path
-            if robots is None or robots.can_fetch(url, agent):
-                follow.append(self._request(site, path, self.parse_document, self.fetch_failed))
-            else:
-                site.crawl.failures.append(FetchFailure(url=url, code="robots-disallowed",
-                                                        message="disallowed by robots.txt"))
-        yield from follow
-        yield from self._done(site)
-
-    def parse_document(self, response: Response) -> Iterator[Any]:
-        site = self._site(response.request)
+    def parse(self, response: Response, **_: Any) -> Iterator[Any]:
+        site = self.sites[response.meta["origin"]]
+        site.memory.forget_missing(response.request.url)
+        handler = getattr(self, f"_on_{response.meta['kind']}", None) or getattr(
+            self.discovery, f"on_{response.meta['kind']}")
         try:
-            document = to_document(response)
-        except Exception as exc:  # an escaping error would leave the site's count stuck above 0
-            site.crawl.failures.append(FetchFailure(url=response.url, status=response.status,
-                                                    code="extract-error", message=str(exc)[:300]))
-            document = None
-        if document is not None:
-            site.crawl.documents.append(document)
-        yield from self._done(site)
+            follow = [r for r in handler(site, response) if r is not None]
+        except Exception as exc:  # an escaping error would leave the site's count stuck
+            site.note(response.url, "extract-error", str(exc), response.status)
+            follow = []
+        yield from self._follow(site, follow)
 
-    def fetch_failed(self, failure: Failure) -> Iterator[Any]:
-        site = self._site(failure.request)
+    def failed(self, failure: Failure) -> Iterator[Any]:
+        request = failure.request
+        site, kind = self.sites[request.meta["origin"]], request.meta["kind"]
         status, code, message = classify(failure)
-        if status == 304:
-            site.crawl.not_modified.append(failure.request.url)
-        else:
-            site.crawl.failures.append(FetchFailure(url=failure.request.url, status=status,
-                                                    code=code, message=message))
-        yield from self._done(site)
+        follow: list[Request | None] = []
+        if kind == "robots":
+            follow = list(self._robots_failed(site, request.url, status, code, message))
+        elif kind == "probe":
+            site.memory.remember_probe(None)
+            follow = self.discovery.start(site)
+        elif status == 304:
+            site.crawl.not_modified.append(request.url)
+        elif code == "not-found" and kind in _REMEMBERED:
+            site.memory.remember_missing(request.url)
+            site.note(request.url, code, message, status)
+        elif kind != "reference" or code != "not-found":
+            site.note(request.url, code, message, status)
+        yield from self._follow(site, [r for r in follow if r is not None])
 
-    def _done(self, site: _Site) -> Iterator[SiteCrawl]:
-        site.pending -= 1
+    def _follow(self, site: SiteState, follow: list[Request]) -> Iterator[Any]:
+        site.pending += len(follow) - 1
+        yield from follow
         if site.pending == 0:
             self.crawler.stats.inc_value("site/crawled")
-            yield site.crawl
+            yield site.result()
 
+    def _on_robots(self, site: SiteState, response: Response) -> Iterator[Request | None]:
+        site.robots = robots = parse_robots(response.body, self.agent)
+        site.memory.remember_robots(response.status, response.body[:ROBOTS_MAX_BYTES])
+        if robots.truncated:
+            site.note(response.url, "robots-truncated", "only the first 512 KiB were parsed")
+        delay = robots.crawl_delay
+        if delay is not None and delay > MAX_CRAWL_DELAY:
+            site.note(response.url, "crawl-delay-too-long",
+                      f"Crawl-delay {delay:g} s is above the {MAX_CRAWL_DELAY:g} s cap; skipped")
+            return
+        if delay:
+            self._slow_down(site, response.request, delay)
+        yield from self._probe(site)
 
-_DISALLOW_ALL = Protego.parse("User-agent: *\nDisallow: /\n")
+    def _robots_failed(self, site: SiteState, url: str, status: int | None, code: str,
+                       message: str) -> Iterator[Request | None]:
+        if status is not None and 400 <= status < 500 and status != 429:
+            site.memory.remember_robots(status, b"")
+            yield from self._probe(site)  # 4xx: no rules, everything allowed (RFC 9309 2.3.1.3)
+            return
+        # 5xx, 429 and unreachable mean "disallow all" (RFC 9309 2.3.1.4): nothing more to ask.
+        if code != "blocked-address":
+            code, message = "robots-unavailable", f"{code}: {message}"
+        site.robots = disallow_all()
+        site.note(url, code, message, status)
 
+    def _probe(self, site: SiteState) -> list[Request | None]:
+        # A path no site publishes: a 200 here means the site answers every path the same way.
+        url = f"{site.crawl.origin}/.well-known/actiondex-probe-{secrets.token_hex(6)}"
+        cached = site.memory.probe()
+        if cached is not None:
+            site.catch_all = cached[0]
+            return self.discovery.start(site)
+        if not site.robots.allows(url, self.agent):
+            return self.discovery.start(site)  # not ours to probe; take answers as they come
+        return [self.request(site, url, "probe")]
 
-def _header(response: Response, name: str) -> str | None:
-    value = response.headers.get(name)
-    return value.decode("latin-1") if value else None
+    def _on_probe(self, site: SiteState, response: Response) -> list[Request | None]:
+        site.catch_all = fingerprint(response.body)
+        site.memory.remember_probe(site.catch_all)
+        site.seen.discard(response.request.url)
+        return self.discovery.start(site)
 
-
-def to_document(response: Response) -> RawDocument | None:
-    """HTML pages become their JSON-LD items (or nothing); any other body is kept as served."""
-    content_type = _header(response, "Content-Type") or ""
-    fields: dict[str, Any] = {"status": response.status, "etag": _header(response, "ETag"),
-                              "last_modified": _header(response, "Last-Modified"),
-                              "fetched_at": datetime.now(UTC)}
-    if is_html(content_type, response.body):
-        return html_to_document(response.url, response.body, **fields)
-    return RawDocument(url=response.url, body=response.body, content_type=content_type, **fields)
-
-
-def classify(failure: Failure) -> tuple[int | None, str, str]:
-    """(status, FetchFailure code, one-line message) for a failed request."""
-    exc = failure.value
-    message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    if isinstance(exc, HttpError):
-        status = exc.response.status
-        return status, "not-found" if status in (404, 410) else "http-error", f"HTTP {status}"
-    if isinstance(exc, BlockedAddress):
-        return None, "blocked-address", message
-    if isinstance(exc, DownloadTimeoutError | TCPTimedOutError):
-        return None, "timeout", message
-    if isinstance(exc, DownloadCancelledError) or "MAXSIZE" in message:
-        # Scrapy cancels a download past download_maxsize (and names the setting when a
-        # decompressed body would exceed it).
-        return None, "too-large", message
-    if isinstance(exc, IgnoreRequest):
-        # RedirectMiddleware gives up with a plain IgnoreRequest; its message is all we get.
-        too_many = "redirections" in message
-        return None, "too-many-redirects" if too_many else "http-error", message
-    return None, "network-error", message
+    def _slow_down(self, site: SiteState, request: Request, delay: float) -> None:
+        site.crawl_delay = delay
+        downloader = self.crawler.engine.downloader
+        slot = downloader.slots.get(downloader.get_slot_key(request))
+        if slot is not None:
+            slot.delay = max(slot.delay, delay)
+            slot.randomize_delay = False  # Crawl-delay is a minimum, not an average

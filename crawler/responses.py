@@ -1,0 +1,69 @@
+"""Turning Scrapy responses and failures into the registry's types (RawDocument, FetchFailure)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
+from scrapy.http import Response
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.internet.error import TCPTimedOutError
+from twisted.python.failure import Failure
+
+from crawler.extract import html_to_document, is_html
+from crawler.middlewares import BlockedAddress
+from registry.schemas import RawDocument
+
+
+def site_origin(target: str) -> tuple[str, str]:
+    """(host, origin) of a target: a bare domain means https; a URL keeps scheme and port."""
+    parts = urlsplit(target if "://" in target else f"https://{target}")
+    host = (parts.hostname or "").rstrip(".")
+    if not host or parts.scheme not in ("http", "https"):
+        raise ValueError(f"{target!r} is not a domain or an http(s) URL")
+    return host, f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1].lower()}"
+
+
+def header(response: Response, name: str) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None
+
+
+def response_is_html(response: Response) -> bool:
+    return is_html(header(response, "Content-Type") or "", response.body)
+
+
+def to_document(response: Response) -> RawDocument | None:
+    """HTML pages become their JSON-LD items (or nothing); any other body is kept as served."""
+    content_type = header(response, "Content-Type") or ""
+    fields: dict[str, Any] = {"status": response.status, "etag": header(response, "ETag"),
+                              "last_modified": header(response, "Last-Modified"),
+                              "fetched_at": datetime.now(UTC)}
+    if is_html(content_type, response.body):
+        return html_to_document(response.url, response.body, **fields)
+    return RawDocument(url=response.url, body=response.body, content_type=content_type, **fields)
+
+
+def classify(failure: Failure) -> tuple[int | None, str, str]:
+    """(status, FetchFailure code, one-line message) for a failed request."""
+    exc = failure.value
+    message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, HttpError):
+        status = exc.response.status
+        code = {404: "not-found", 410: "not-found", 429: "rate-limited"}.get(status, "http-error")
+        return status, code, f"HTTP {status}"
+    if isinstance(exc, BlockedAddress):
+        return None, "blocked-address", message
+    if isinstance(exc, DownloadTimeoutError | TCPTimedOutError):
+        return None, "timeout", message
+    if isinstance(exc, DownloadCancelledError) or "MAXSIZE" in message:
+        # Scrapy cancels a download past download_maxsize (and names the setting when a
+        # decompressed body would exceed it).
+        return None, "too-large", message
+    if isinstance(exc, IgnoreRequest):
+        # RedirectMiddleware gives up with a plain IgnoreRequest; its message is all we get.
+        too_many = "redirections" in message
+        return None, "too-many-redirects" if too_many else "http-error", message
+    return None, "network-error", message

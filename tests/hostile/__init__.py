@@ -1,0 +1,1 @@
+"""Loopback fault servers, site styles and crawl helpers for the crawler tests and bench."""

@@ -1,0 +1,45 @@
+"""Run `python -m actiondex crawl --json` against a LoopbackWeb, bounded in time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
+
+from registry.models import ActionRow, Site
+from tests.hostile.server import LoopbackWeb
+
+CRAWL_TIMEOUT = 150
+
+
+def crawl(data_dir: Path, web: LoopbackWeb, *targets: str, extra: tuple[str, ...] = (),
+          resolve: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The crawl's --json summary, with ``per_site`` turned into host -> row."""
+    flags = [a for e in [*web.resolve_args(), *resolve] for a in ("--resolve", e)]
+    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": ""}
+    cmd = [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0", *flags,
+           *extra, *targets]
+    proc = subprocess.run(cmd, env=env, text=True, capture_output=True, timeout=CRAWL_TIMEOUT)
+    assert proc.stdout.strip(), proc.stderr
+    summary = json.loads(proc.stdout)
+    summary["per_site"] = {row["host"]: row for row in summary["per_site"]}
+    summary["stderr"] = proc.stderr
+    return summary
+
+
+def action_names(data_dir: Path) -> dict[str, set[str]]:
+    """host -> stored action names."""
+    engine = create_engine(f"sqlite:///{data_dir / 'actiondex.db'}")
+    names: dict[str, set[str]] = {}
+    with Session(engine) as session:
+        for host, name in session.execute(select(Site.host, ActionRow.name).join_from(
+                ActionRow, Site)):
+            names.setdefault(host, set()).add(name)
+    engine.dispose()
+    return names

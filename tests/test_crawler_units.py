@@ -1,0 +1,117 @@
+"""The crawler's pure helpers: robots, sitemaps, links, Retry-After, memory. No network."""
+
+from __future__ import annotations
+
+import gzip
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from crawler.links import header_links, html_links, pick_pages
+from crawler.memory import TTL, Memory
+from crawler.retry import retry_after
+from crawler.robots import ROBOTS_MAX_BYTES, parse_robots
+from crawler.sitemaps import MAX_URLS, SitemapError, parse_sitemap
+from crawler.sitestate import SiteState
+from registry.schemas import SiteCrawl
+
+
+def test_robots_collects_discovery_lines_and_crawl_delay() -> None:
+    robots = parse_robots(b"User-agent: *\nCrawl-delay: 4\nDisallow: /private\n"
+                          b"Sitemap: https://a.test/s.xml\nAgentmap: /ard.json # ARD\n"
+                          b"schemaMap: https://a.test/schemamap.xml\n", "actiondex")
+    assert robots.sitemaps == ["https://a.test/s.xml"]
+    assert robots.agentmaps == ["/ard.json"] and robots.schemamaps[0].endswith("schemamap.xml")
+    assert robots.crawl_delay == 4
+    assert not robots.allows("https://a.test/private/x", "actiondex")
+    assert robots.allows("https://a.test/", "actiondex")
+
+
+def test_robots_past_512_kib_is_ignored() -> None:
+    body = b"User-agent: *\nDisallow: /a\n" + b"#" * ROBOTS_MAX_BYTES + b"\nDisallow: /\n"
+    robots = parse_robots(body, "actiondex")
+    assert robots.truncated and robots.allows("https://a.test/b", "actiondex")
+
+
+def test_robots_pattern_matching_is_not_exponential() -> None:
+    robots = parse_robots(b"User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*a*a*a*a*b\n", "x")
+    started = time.perf_counter()
+    robots.allows("https://a.test/" + "a" * 2000, "x")
+    assert time.perf_counter() - started < 0.05
+
+
+def test_sitemap_forms() -> None:
+    xml = (b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+           b"<url><loc> https://a.test/1 </loc></url><url><loc>https://a.test/2</loc></url>"
+           b"</urlset>")
+    assert parse_sitemap(xml).locs == ["https://a.test/1", "https://a.test/2"]
+    assert parse_sitemap(gzip.compress(xml)).locs == ["https://a.test/1", "https://a.test/2"]
+    index = parse_sitemap(b"<sitemapindex><sitemap><loc>https://a.test/s</loc></sitemap>"
+                          b"</sitemapindex>")
+    assert index.is_index and index.locs == ["https://a.test/s"]
+    assert parse_sitemap(b"https://a.test/x\nnot a url\n").locs == ["https://a.test/x"]
+
+
+def test_sitemap_limits() -> None:
+    many = parse_sitemap(b"".join(b"https://a.test/%d\n" % i for i in range(MAX_URLS + 1)))
+    assert len(many.locs) == MAX_URLS and many.dropped == 1
+    with pytest.raises(SitemapError) as dtd:
+        parse_sitemap(b'<!DOCTYPE x [<!ENTITY a "aaaa">]><urlset><url><loc>&a;</loc></url>'
+                      b"</urlset>")
+    assert dtd.value.code == "xml-dtd-forbidden"
+    with pytest.raises(SitemapError) as bomb:
+        parse_sitemap(gzip.compress(b"\0" * (51 * 1024 * 1024), 1))
+    assert bomb.value.code == "too-large"
+
+
+def test_links_from_headers_and_tags() -> None:
+    headers = [b'</cat>; rel="api-catalog", </style.css>; rel=stylesheet',
+               b"<https://b.test/spec.json>; rel=service-desc; type=application/json"]
+    assert header_links(headers, "https://a.test/x") == ["https://a.test/cat",
+                                                         "https://b.test/spec.json"]
+    page = (b'<html><head><link rel="describedby" type="application/ld+json" href="/d.json">'
+            b'<link rel="icon" href="/i.png"><link rel="AI-Catalog" href="c.json"></head></html>')
+    assert html_links(page, "https://a.test/p/") == ["https://a.test/d.json",
+                                                      "https://a.test/p/c.json"]
+
+
+def test_pick_pages_covers_page_types_first() -> None:
+    urls = [f"https://a.test/p/{i}" for i in range(10)] + ["https://a.test/search",
+                                                          "https://a.test/c/1"]
+    picked = pick_pages(urls, 3)
+    assert picked == ["https://a.test/p/0", "https://a.test/search", "https://a.test/c/1"]
+    assert len(pick_pages(urls, 50)) == 12
+
+
+def test_retry_after_forms() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert retry_after(b"120") == 120
+    assert retry_after(b"Thu, 01 Jan 2026 00:00:30 GMT", now) == 30
+    assert retry_after(b"soon") is None and retry_after(None) is None
+
+
+def test_memory_remembers_for_a_day_and_reports_changes() -> None:
+    memory = Memory(now=1000.0)
+    assert memory.robots() is None and memory.state() is None
+    memory.remember_robots(200, b"User-agent: *\n")
+    memory.remember_missing("https://a.test/x")
+    state = memory.state()
+    assert state is not None
+    later = Memory(state, now=1000.0 + TTL - 1)
+    assert later.robots() == (200, b"User-agent: *\n") and later.missing("https://a.test/x")
+    assert later.state() is None  # nothing new: nothing to write
+    stale = Memory(state, now=1000.0 + TTL + 1)
+    assert stale.robots() is None and not stale.missing("https://a.test/x")
+
+
+def test_site_budget_refuses_further_requests_once() -> None:
+    state = SiteState(SiteCrawl(host="a.test", origin="https://a.test"), pages_left=0,
+                      requests_left=1)
+    assert state.admit("https://a.test/1")
+    assert not state.admit("https://a.test/1")  # seen: deduped, not a budget problem
+    assert not state.admit("https://a.test/2") and not state.admit("https://a.test/3")
+    assert [f.code for f in state.crawl.failures] == ["site-budget"]
+    state = SiteState(SiteCrawl(host="a.test", origin="https://a.test"), pages_left=0,
+                      deadline=time.monotonic() - 1)
+    assert not state.admit("https://a.test/")
