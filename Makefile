@@ -6,7 +6,7 @@ DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-test demo test lint postgres clean
+.PHONY: help install install-test demo test lint postgres clean bench bench-relevance bench-speed
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -36,6 +36,18 @@ test: install-test postgres ## Run the whole test suite on SQLite and PostgreSQL
 
 lint: install-test ## ruff over the code
 	$(BIN)/ruff check .
+
+BENCH_ACTIONS ?= 10000 100000 1000000
+TOOLLENS ?= ../shared/benchmarks/toollens
+
+bench: bench-relevance bench-speed ## Both benchmark tables (BENCH_ACTIONS="10000" for a quick run)
+
+bench-relevance: install-test ## ToolLens NDCG@10 / Recall@5 / MRR against rank-bm25
+	$(BIN)/python -m bench.toollens --data $(TOOLLENS)
+
+bench-speed: install-test ## Ingest, build, query and HTTP /find at BENCH_ACTIONS actions
+	@command -v wrk >/dev/null || { apt-get install -y wrk || sudo apt-get install -y wrk; }
+	$(BIN)/python -m bench.find_bench --actions $(BENCH_ACTIONS)
 
 clean: ## Remove the venv, caches and the local data dir
 	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache

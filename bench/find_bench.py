@@ -1,30 +1,34 @@
-"""Foundation benchmark: store ingest, index build and /find latency against rank-bm25.
+"""Speed and scale: store ingest, index build, /find in-process and over HTTP, vs rank-bm25.
 
-    .venv/bin/python -m bench.find_bench [--actions 10000] [--queries 300]
+    .venv/bin/python -m bench.find_bench [--actions 10000 100000 1000000] [--seconds 10]
 
-Runs the real path (promote_site into SQLite, ActionIndex sync, registry.search.find) on a
-seeded synthetic corpus, and rank-bm25's BM25Okapi over name + description on the same corpus
-and queries as the baseline row, in the same process. Prints a table; asserts nothing.
+For each size, on a seeded synthetic corpus (bench.synthetic): promote_site into SQLite, a
+full ActionIndex.rebuild, ``search`` + ``page_json`` in-process (the work GET /find does), then
+the real API (uvicorn, --workers processes on the same index) under wrk at concurrency 1 and
+16, and rank-bm25's BM25Okapi over name + description on the same corpus as the baseline row
+(at 1M it needs ~1.5 GB and ~1 s a query, so only a handful are timed). Prints a table.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from rank_bm25 import BM25Okapi
-
+from bench.http_load import Load, memory_mb, start_server, wrk
 from bench.synthetic import manifests, queries
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.schemas import RawDocument
-from registry.search import find
+from registry.search import page_json, search
 from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
+
+BASELINE_QUERIES = {10_000: 50, 100_000: 20}  # more actions: 5 queries
 
 
 def ingest(settings: Settings, n_actions: int) -> tuple[float, list[str]]:
@@ -57,38 +61,78 @@ def time_queries(fn, qs: list[str]) -> list[float]:  # type: ignore[no-untyped-d
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--actions", type=int, default=10_000)
-    parser.add_argument("--queries", type=int, default=300)
-    args = parser.parse_args()
+def baseline(texts: list[str], qs: list[str]) -> tuple[float, list[float]]:
+    from rank_bm25 import BM25Okapi  # bench extra; imported late so --help works without it
+
+    tokenised = [re.findall(r"\w+", t.lower()) for t in texts]
+    start = time.perf_counter()
+    bm25 = BM25Okapi(tokenised)
+    build_s = time.perf_counter() - start
+    del tokenised
+    times = time_queries(lambda q: bm25.get_top_n(re.findall(r"\w+", q.lower()), texts, n=10),
+                         qs[: BASELINE_QUERIES.get(len(texts), 5)])
+    return build_s, times
+
+
+def http(
+    settings: Settings, qs: list[str], workers: int, seconds: int
+) -> tuple[list[Load], tuple[float, float]]:
+    server, port = start_server(settings.data_dir, workers)
+    try:
+        loads = [wrk(port, qs, c, seconds) for c in (1, 16)]
+        return loads, memory_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def run(n: int, n_queries: int, workers: int, seconds: int) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp))
-        ingest_s, texts = ingest(settings, args.actions)
-        engine = make_engine(settings)
+        ingest_s, texts = ingest(settings, n)
         start = time.perf_counter()
-        with transaction(engine) as session:
-            index = ActionIndex.rebuild(settings.index_path, session)
+        with transaction(make_engine(settings)) as session:
+            ActionIndex.rebuild(settings.index_path, session)
         build_s = time.perf_counter() - start
         index = ActionIndex.open(settings.index_path)
-        qs = queries(args.queries)
-        ours = time_queries(lambda q: find(index, q, limit=10), qs)
-        tokenised = [re.findall(r"\w+", t.lower()) for t in texts]
-        start = time.perf_counter()
-        bm25 = BM25Okapi(tokenised)
-        base_build_s = time.perf_counter() - start
-        base = time_queries(lambda q: bm25.get_top_n(re.findall(r"\w+", q.lower()),
-                                                     texts, n=10), qs[:50])
-    n = args.actions
+        qs = queries(n_queries)
+        ours = time_queries(lambda q: page_json(search(index, q, limit=10)), qs)
+        loads, (rss, pss) = http(settings, qs, workers, seconds)
+    gc.collect()  # before rank-bm25 takes its share of memory
+    base_build_s, base = baseline(texts, qs)
     p50, p99 = percentiles(ours)
     b50, b99 = percentiles(base)
-    print(f"\n{n:,} actions, {len(qs)} queries (baseline: first 50), same process and machine")
-    print(f"{'engine':<28}{'ingest act/s':>14}{'build act/s':>14}{'p50 ms':>10}{'p99 ms':>10}")
-    print(f"{'actiondex (tantivy)':<28}{n / ingest_s:>14,.0f}{n / build_s:>14,.0f}"
-          f"{p50:>10.2f}{p99:>10.2f}")
-    print(f"{'rank-bm25 BM25Okapi':<28}{'-':>14}{n / base_build_s:>14,.0f}"
-          f"{b50:>10.2f}{b99:>10.2f}")
-    print(f"p50 speed-up over the baseline: {b50 / p50:,.0f}x")
+    c1, c16 = loads
+    return [
+        f"{n:>9,} {'actiondex':<10}{n / ingest_s:>9,.0f}{n / build_s:>10,.0f}{p50:>8.2f}"
+        f"{p99:>8.2f}{c1.p50_ms:>8.2f}{c1.p99_ms:>8.2f}{c1.rps:>8,.0f}{c16.p50_ms:>8.2f}"
+        f"{c16.p99_ms:>8.2f}{c16.rps:>8,.0f}{rss:>7,.0f}{pss:>7,.0f}{b50 / p50:>8,.0f}x",
+        f"{n:>9,} {'rank-bm25':<10}{'-':>9}{n / base_build_s:>10,.0f}{b50:>8.1f}{b99:>8.1f}"
+        f"{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>7}{'-':>7}{'1':>8}x",
+    ]
+
+
+HEADER = (f"{'actions':>9} {'engine':<10}{'ingest/s':>9}{'build/s':>10}{'p50':>8}{'p99':>8}"
+          f"{'c1 p50':>8}{'c1 p99':>8}{'c1 rps':>8}{'c16 p50':>8}{'c16 p99':>8}{'c16 rps':>8}"
+          f"{'RSS MB':>7}{'PSS MB':>7}{'speedup':>9}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--actions", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument("--seconds", type=int, default=10, help="wrk duration per concurrency")
+    args = parser.parse_args()
+    rows = []
+    for n in args.actions:
+        rows += run(n, args.queries, args.workers, args.seconds)
+        print(rows[-2], flush=True)
+    print(f"\nsynthetic corpus, {args.queries} queries, API: uvicorn --workers {args.workers}, "
+          "wrk on loopback;\ntimes in ms; RSS/PSS: all API processes together; "
+          "speed-up: rank-bm25 p50 / actiondex p50")
+    print(HEADER)
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import tantivy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.index_docs import SCHEMA, SCHEMA_VERSION, site_documents
+from registry.index_docs import SCHEMA, SCHEMA_VERSION
 from registry.index_files import (
     current_target,
     generation_number,
@@ -32,9 +32,14 @@ from registry.index_files import (
     swap_current,
     write_state,
 )
+from registry.index_rows import site_documents
+from registry.index_text import register
 from registry.models import Site
 
-WRITER_HEAP = 64_000_000
+WRITER_HEAP = 64_000_000  # incremental syncs: a few sites at a time
+# A full rebuild indexes everything at once: more heap means fewer, larger segments, and a
+# second thread overlaps tantivy's indexing with Python building the documents.
+REBUILD_HEAP, REBUILD_THREADS = 512_000_000, 2
 
 
 class IndexBusy(RuntimeError):
@@ -125,9 +130,10 @@ class ActionIndex:
         root.mkdir(parents=True, exist_ok=True)
         folder = new_generation(root)
         try:
-            index = tantivy.Index(SCHEMA, path=str(folder))
+            index = register(tantivy.Index(SCHEMA, path=str(folder)))
             versions = _site_versions(session)
-            docs = _write(index, [], site_documents(session, sorted(versions)))
+            docs = _write(index, [], site_documents(session, sorted(versions)),
+                          REBUILD_HEAP, REBUILD_THREADS)
             _save_state(folder, versions)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -146,7 +152,7 @@ class ActionIndex:
             if target == self._target:
                 return
             try:
-                index = tantivy.Index.open(str(self.root / target))
+                index = register(tantivy.Index.open(str(self.root / target)))
             except (OSError, ValueError):
                 return
             self._index, self._target = index, target
@@ -170,11 +176,15 @@ def _save_state(folder: Path, sites: dict[str, int]) -> None:
 
 
 def _write(
-    index: tantivy.Index, delete_hosts: Sequence[str], docs: Iterable[tantivy.Document]
+    index: tantivy.Index,
+    delete_hosts: Sequence[str],
+    docs: Iterable[tantivy.Document],
+    heap: int = WRITER_HEAP,
+    threads: int = 1,
 ) -> int:
     """Delete the hosts' documents, add ``docs``, commit; all or nothing. Returns docs added."""
     try:
-        writer = index.writer(WRITER_HEAP, 1)
+        writer = index.writer(heap, threads)
     except ValueError as exc:  # tantivy reports a held lock as ValueError("...LockBusy...")
         raise IndexBusy(str(exc)) from exc
     added = 0

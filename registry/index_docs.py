@@ -1,40 +1,53 @@
 """Store rows -> tantivy documents: the index schema and how each action and flow is indexed.
 
-One document per action and per flow. Raw fields (id, kind, site, effect, same_origin) are for
-filtering and deletion; weighted text fields use the English stemmer; ``payload`` holds the
-JSON of everything a FindResult needs, so /find never touches the database.
+One document per action and per flow. Raw fields are for filtering and deletion; weighted text
+fields use the ``en_fold`` analyzer (registry.index_text); ``payload`` holds the wire JSON of
+the result minus its score, so /find neither touches the database nor re-serialises.
+registry.index_rows reads the rows.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import re
-from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import tantivy
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
-from registry.models import ActionRow, Document, FlowRow, Site
+from registry.index_text import ANALYZER, type_base, type_words
+from registry.models import Site
 from registry.schemas import EFFECTS
 from registry.urls import split_identifier
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills.
-SCHEMA_VERSION = 1
-RAW_FIELDS = ("id", "kind", "site", "effect", "same_origin")
-TEXT_FIELDS = ("name", "title", "type", "flow", "description", "params", "site_text")
-SITE_BATCH = 200  # sites per query while loading rows
+SCHEMA_VERSION = 3
+RAW_FIELDS = ("id", "kind", "site", "key", "step", "domain", "effect", "type", "format",
+              "method", "auth", "same_origin")
+# Stored so a page can be grouped (per site, a flow's steps under it) without the payload.
+STORED_FIELDS = ("id", "kind", "site", "key", "step")
+# ``all`` is every text part of an action (name split, title, type and effect words, titles of
+# its flows, description, parameters, site name and description); ``head`` holds the words
+# an action leads with (first word of its name and of its title, its Schema.org type): the
+# verb it does, matched against a query's leading verb. Params are also indexed alone.
+# Each more text field costs build time (the analyzer runs per field), so parts that are not
+# scored on their own are not indexed alone.
+TEXT_FIELDS = ("all", "head", "params")
+PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
+_DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def build_schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     for name in RAW_FIELDS:
-        builder.add_text_field(name, stored=name == "id", tokenizer_name="raw")
+        builder.add_text_field(name, stored=name in STORED_FIELDS, tokenizer_name="raw")
     for name in TEXT_FIELDS:
-        builder.add_text_field(name, tokenizer_name="en_stem")
+        # No positions: queries are bags of terms, and positions cost build time and space.
+        # ``head`` keeps no frequencies either: saying its verb twice makes no action more so.
+        option = "basic" if name == "head" else "freq"
+        builder.add_text_field(name, tokenizer_name=ANALYZER, index_option=option)
     builder.add_bytes_field("payload", stored=True, indexed=False)
     return builder.build()
 
@@ -42,17 +55,31 @@ def build_schema() -> tantivy.Schema:
 SCHEMA = build_schema()
 
 
-def type_words(action_type: str | None) -> str:
-    """``SearchAction`` or ``https://schema.org/BuyAction`` -> ``search`` / ``buy``."""
-    if not action_type:
+def domains(host: str) -> list[str]:
+    """``a.shop.example`` -> itself, ``shop.example``: a site filter matches any parent."""
+    labels = host.split(".")
+    return [".".join(labels[i:]) for i in range(max(len(labels) - 1, 1))]
+
+
+@functools.lru_cache(maxsize=4096)
+def param_text(schema_json: str | None) -> str:
+    """Top-level parameter names (identifiers split) and descriptions of a JSON Schema text.
+
+    Cached: sites repeat the same few parameter sets across many actions."""
+    if not schema_json or '"properties"' not in schema_json:
         return ""
-    base = re.split(r"[/#:]", action_type)[-1].removesuffix("Action")
-    return split_identifier(base)
+    props = json.loads(schema_json).get("properties")
+    if not isinstance(props, dict):
+        return ""
+    parts = []
+    for key, spec in props.items():
+        parts.append(split_identifier(str(key)))
+        if isinstance(spec, dict) and isinstance(spec.get("description"), str):
+            parts.append(spec["description"])
+    return " ".join(parts)[:PARAM_TEXT_MAX]
 
 
-def _param_names(schema: dict[str, Any] | None) -> str:
-    props = (schema or {}).get("properties")
-    return " ".join(split_identifier(str(k)) for k in props) if isinstance(props, dict) else ""
+_type_words = functools.lru_cache(maxsize=1024)(type_words)
 
 
 def _effect(value: str) -> str:
@@ -60,90 +87,80 @@ def _effect(value: str) -> str:
     return value if value in EFFECTS else "write"
 
 
-def _document(
-    raw: dict[str, str], text: dict[str, str], payload: dict[str, Any]
-) -> tantivy.Document:
-    doc = tantivy.Document()
-    for name, value in raw.items():
-        doc.add_text(name, value)
-    for name, value in text.items():
-        if value:
-            doc.add_text(name, value)
-    doc.add_bytes("payload", json.dumps(payload, separators=(",", ":")).encode())
-    return doc
+@dataclass(frozen=True, slots=True)
+class SiteInfo:
+    """What every document of one site repeats, worked out once per site."""
+
+    host: str
+    domains: list[str]
+    text: str
+
+    @classmethod
+    def of(cls, site: Site) -> SiteInfo:
+        words = [site.name, site.description, split_identifier(site.host)]
+        return cls(site.host, domains(site.host), " ".join(filter(None, words)))
 
 
-def _site_text(site: Site) -> str:
-    return " ".join(filter(None, [site.name, site.description, split_identifier(site.host)]))
+def _document(fields: dict[str, Any], text: dict[str, str], payload: bytes) -> Any:
+    fields = {k: v for k, v in fields.items() if v}
+    fields["head"] = text["head"]
+    if text["params"]:
+        fields["params"] = text["params"]
+    fields["all"] = " ".join(v for k, v in text.items() if v and k != "head")
+    fields["payload"] = payload
+    return tantivy.Document.from_dict(fields, SCHEMA)
 
 
-def action_document(
-    site: Site, row: ActionRow, source: dict[str, str], flow_titles: Sequence[str]
-) -> tantivy.Document:
+def _payload(fields: dict[str, Any], schema_json: str | None) -> bytes:
+    """The result's JSON; the stored input schema text goes in as it is (no decode, encode)."""
+    return b"%s,\"input_schema\":%s}" % (_DUMP(fields)[:-1].encode(),
+                                         (schema_json or "{}").encode())
+
+
+def _head(name: str, title: str, action_type: str | None) -> str:
+    """The words an action leads with, equally long for every action so none wins on length:
+    ``add_to_cart`` / "Add to cart" -> "add add"; a BuyAction adds "buy"."""
+    words = [name.split(" ", 1)[0], title.split(" ", 1)[0], type_base(action_type)]
+    return " ".join(w for w in words if w)
+
+
+def action_document(site: SiteInfo, row: Any, source: dict[str, str], flows: Sequence[str]) -> Any:
     effect = _effect(row.effect)
-    raw = {"id": row.id, "kind": "action", "site": site.host, "effect": effect,
-           "same_origin": "true" if row.same_origin else "false"}
-    text = {"name": f"{split_identifier(row.name)} {row.name}", "title": row.title,
-            "type": type_words(row.type), "flow": " ".join(flow_titles),
-            "description": row.description, "params": _param_names(row.input_schema),
-            "site_text": _site_text(site)}
+    fields = {"id": row.id, "kind": "action", "site": site.host, "key": row.name,
+              "domain": site.domains, "effect": effect, "format": source["format"],
+              "type": type_base(row.type).lower(), "method": (row.method or "").upper(),
+              "auth": row.auth or "unknown", "same_origin": "true" if row.same_origin else "false"}
+    name = split_identifier(row.name)
+    text = {"head": _head(name, row.title, row.type), "name": f"{name} {row.name}",
+            "title": row.title, "verbs": _type_words(row.type, effect), "flow": " ".join(flows),
+            "description": row.description, "params": param_text(row.input_schema),
+            "site_text": site.text}
     payload = {"id": row.id, "kind": "action", "site": site.host, "name": row.name,
                "title": row.title, "description": row.description, "effect": effect,
                "type": row.type, "method": row.method, "endpoint": row.endpoint,
-               "input_schema": row.input_schema or {}, "source": source}
-    return _document(raw, text, payload)
+               "source": source}
+    return _document(fields, text, _payload(payload, row.input_schema))
 
 
-def flow_document(site: Site, row: FlowRow, source: dict[str, str]) -> tantivy.Document:
-    effect = _effect(row.effect)
+def steps_of(row: Any) -> list[dict[str, Any]]:
     steps = [s for s in row.steps or [] if isinstance(s, dict) and s.get("action")]
-    step_text = " ".join(
-        f"{split_identifier(str(s['action']))} {s.get('title') or ''}" for s in steps
-    )
-    raw = {"id": row.id, "kind": "flow", "site": site.host, "effect": effect,
-           "same_origin": "true"}
-    text = {"name": f"{split_identifier(row.name)} {row.name}", "title": row.title,
-            "flow": step_text, "description": row.description,
-            "params": _param_names(row.input_schema), "site_text": _site_text(site)}
+    return [{"action": str(s["action"]), "title": s.get("title"),
+             "bindings": s.get("bindings") or {}} for s in steps]
+
+
+def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> Any:
+    effect, steps = _effect(row.effect), steps_of(row)
+    step_text = " ".join(f"{split_identifier(s['action'])} {s['title'] or ''}" for s in steps)
+    fields = {"id": row.id, "kind": "flow", "site": site.host, "key": row.name,
+              "domain": site.domains, "effect": effect, "format": source["format"],
+              "same_origin": "true", "auth": "unknown", "step": [s["action"] for s in steps]}
+    name = split_identifier(row.name)
+    text = {"head": _head(name, row.title, None), "name": f"{name} {row.name}",
+            "title": row.title, "verbs": _type_words(None, effect), "flow": step_text,
+            "description": row.description, "params": param_text(row.input_schema),
+            "site_text": site.text}
     payload = {"id": row.id, "kind": "flow", "site": site.host, "name": row.name,
                "title": row.title, "description": row.description, "effect": effect,
-               "type": None, "method": None, "endpoint": None,
-               "input_schema": row.input_schema or {}, "steps": steps, "source": source}
-    return _document(raw, text, payload)
-
-
-def site_documents(session: Session, hosts: Sequence[str]) -> Iterator[tantivy.Document]:
-    """Every action and flow document of the sites ``hosts``, a batch of sites at a time."""
-    for start in range(0, len(hosts), SITE_BATCH):
-        chunk = hosts[start : start + SITE_BATCH]
-        batch = session.scalars(select(Site).where(Site.host.in_(chunk)))
-        yield from _batch_documents(session, {site.id: site for site in batch})
-
-
-def _batch_documents(session: Session, sites: dict[int, Site]) -> Iterator[tantivy.Document]:
-    flows = session.execute(
-        select(FlowRow, Document.url, Document.format)
-        .join(Document, FlowRow.document_id == Document.id)
-        .where(FlowRow.site_id.in_(sites))
-        .order_by(FlowRow.id)
-    ).all()
-    # An action is also found by the titles of the flows it is a step of.
-    flow_titles: dict[tuple[int, str], list[str]] = defaultdict(list)
-    for flow, url, fmt in flows:
-        for step in flow.steps or []:
-            if isinstance(step, dict) and step.get("action"):
-                flow_titles[(flow.site_id, str(step["action"]))].append(flow.title)
-        yield flow_document(sites[flow.site_id], flow, _source(url, fmt))
-    actions = session.execute(
-        select(ActionRow, Document.url, Document.format)
-        .join(Document, ActionRow.document_id == Document.id)
-        .where(ActionRow.site_id.in_(sites))
-        .order_by(ActionRow.id)
-    )
-    for action, url, fmt in actions:
-        titles = flow_titles.get((action.site_id, action.name), [])
-        yield action_document(sites[action.site_id], action, _source(url, fmt), titles)
-
-
-def _source(url: str, fmt: str | None) -> dict[str, str]:
-    return {"url": url, "format": fmt or "unknown"}
+               "type": None, "method": None, "endpoint": None, "steps": steps,
+               "source": source}
+    return _document(fields, text, _payload(payload, row.input_schema))

@@ -1,0 +1,97 @@
+"""HTTP /find under load: the real server (uvicorn, N worker processes) and wrk, on loopback.
+
+Each worker opens the same on-disk index read-only. wrk cycles through the queries with a
+small Lua script and stops by itself after ``seconds``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+LUA = """
+paths = {%s}
+i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i %% #paths) + 1])
+end
+"""
+UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+@dataclass
+class Load:
+    concurrency: int
+    rps: float
+    p50_ms: float
+    p99_ms: float
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(data_dir: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir))
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app",
+           "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+           "--log-level", "warning", "--no-access-log"]
+    server = subprocess.Popen(cmd, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/find?q=warm", timeout=1).read()
+            return server, port
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise RuntimeError("the API server did not answer within 60 s")
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """RSS and PSS of the server and its worker processes together. RSS counts the index
+    pages the workers share (mmapped files) once per worker; PSS splits them between them."""
+    pids = [pid] + [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    rss = pss = 0
+    for p in pids:
+        rollup = Path(f"/proc/{p}/smaps_rollup").read_text()
+        rss += int(re.search(r"^Rss:\s+(\d+)", rollup, re.M).group(1))  # type: ignore[union-attr]
+        pss += int(re.search(r"^Pss:\s+(\d+)", rollup, re.M).group(1))  # type: ignore[union-attr]
+    return rss / 1024, pss / 1024
+
+
+def _ms(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
+    return float(number) * UNITS[unit]
+
+
+def wrk(port: int, queries: list[str], concurrency: int, seconds: int) -> Load:
+    if not shutil.which("wrk"):
+        sys.exit("wrk not found: `sudo apt-get install -y wrk` (make bench does it)")
+    paths = ", ".join(f'"/find?{urlencode({"q": q})}"' for q in queries)
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(LUA % paths)
+        script.flush()
+        out = subprocess.run(
+            ["wrk", f"-t{min(concurrency, 2)}", f"-c{concurrency}", f"-d{seconds}s",
+             "--latency", "-s", script.name, f"http://127.0.0.1:{port}"],
+            check=True, capture_output=True, text=True, timeout=seconds + 30).stdout
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.M))
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    if "Non-2xx" in out:
+        raise RuntimeError(f"the API answered errors under load:\n{out}")
+    return Load(concurrency, rps, _ms(latency["50"]), _ms(latency["99"]))

@@ -1,0 +1,139 @@
+"""Query features of registry.search: filters, pagination, grouping, explain, expansion,
+accent folding, and the lean JSON path matching FindResponse.public()."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.orm import Session
+
+from registry.index import ActionIndex
+from registry.index_docs import domains
+from registry.index_text import EXPANSION_WEIGHT, query_words, weighted_terms
+from registry.search import Filters, find, page_json, search
+from tests.test_index import add_site, shop_and_news
+
+
+def _actions(n: int, **extra: Any) -> list[dict[str, Any]]:
+    return [{"name": f"book_table_{i}", "title": f"Book a table {i}"} | extra for i in range(n)]
+
+
+@pytest.fixture
+def index(session: Session, tmp_path: Path) -> ActionIndex:
+    shop_and_news(session)
+    add_site(session, "api.cafe.example", [
+        {"name": "reserve", "title": "Réserver une table au café", "type": "ReserveAction",
+         "effect": "spend", "method": "POST", "auth": "oauth2"},
+    ], name="Café Crème")
+    add_site(session, "tables.example", _actions(8))
+    add_site(session, "other.example", _actions(2))
+    add_site(session, "bikes.example", [{"name": "hire_bike", "title": "Hire a bike"}])
+    idx = ActionIndex.open(tmp_path / "index")
+    idx.sync(session)
+    return idx
+
+
+def names(index: ActionIndex, q: str, **kw: Any) -> list[str]:
+    return [h.key for h in search(index, q, **kw).hits]
+
+
+def test_accents_fold_both_ways(index: ActionIndex) -> None:
+    assert names(index, "cafe creme")[0] == "reserve"
+    assert names(index, "CAFÉ")[0] == "reserve"
+
+
+def test_query_words_drop_filler_but_keep_something() -> None:
+    assert query_words("I'm looking to buy printer paper please") == \
+        ["looking", "buy", "printer", "paper"]  # "to": an English stop word
+    assert query_words("I") == ["i"]
+
+
+def test_expansion_weighs_less_than_the_words_themselves() -> None:
+    terms = weighted_terms(["buy", "paper"])
+    assert terms["buy"] == terms["paper"] == 1.0
+    assert terms["purchas"] == terms["checkout"] == EXPANSION_WEIGHT < 1.0
+
+
+def test_expansion_finds_other_verbs(index: ActionIndex) -> None:
+    assert "reserve" in names(index, "book a table at the cafe")  # book ~ reserve
+    [hit] = search(index, "rent", explain=True).hits  # rent ~ hire, untyped: query side
+    assert hit.key == "hire_bike" and hit.explain
+    assert {(p["term"], p["weight"]) for p in hit.explain} == {("hire", EXPANSION_WEIGHT)}
+
+
+@pytest.mark.parametrize(("filters", "expected"), [
+    (Filters(types=("ReserveAction",)), {"reserve"}),
+    (Filters(types=("https://schema.org/ReserveAction",)), {"reserve"}),
+    (Filters(methods=("post",)), {"reserve"}),
+    (Filters(auths=("oauth2",)), {"reserve"}),
+    (Filters(effects=("spend",)), {"reserve"}),
+    (Filters(sites=("cafe.example",)), {"reserve"}),  # registrable domain of api.cafe.example
+    (Filters(sites=("api.cafe.example",)), {"reserve"}),
+    (Filters(formats=("schemaorg",)), set()),
+])
+def test_filters(index: ActionIndex, filters: Filters, expected: set[str]) -> None:
+    assert set(names(index, "reserve book table cafe", filters=filters)) == expected
+
+
+def test_same_origin_filter(index: ActionIndex) -> None:
+    assert "track_event" not in names(index, "track article view")
+    only_cross = names(index, "track article view", filters=Filters(same_origin=False))
+    assert only_cross == ["track_event"]
+    assert "track_event" not in names(index, "track view", filters=Filters(same_origin=True))
+
+
+def test_domains() -> None:
+    assert domains("a.shop.example") == ["a.shop.example", "shop.example"]
+    assert domains("localhost:8080") == ["localhost:8080"]
+
+
+def test_one_site_does_not_crowd_the_first_page(index: ActionIndex) -> None:
+    first = search(index, "book a table", limit=5).hits
+    assert sum(h.site == "tables.example" for h in first) <= 3
+    assert {h.site for h in first} >= {"tables.example", "other.example"}
+    # nothing is lost: the extras come on later pages, every action exactly once
+    pages = [search(index, "book a table", limit=5, offset=o).hits for o in (0, 5, 10)]
+    keys = [(h.site, h.key) for page in pages for h in page]
+    assert len(keys) == len(set(keys)) == 11  # ten tables and the café (book ~ reserve)
+
+
+def test_a_site_filter_lifts_the_per_site_cap(index: ActionIndex) -> None:
+    hits = search(index, "book a table", limit=5, filters=Filters(sites=("tables.example",)))
+    assert len(hits.hits) == 5
+
+
+def test_a_flows_steps_fold_under_it(index: ActionIndex) -> None:
+    hits = search(index, "buy a product search add to cart checkout", limit=10).hits
+    flow = next(h for h in hits if h.kind == "flow")
+    below = hits[hits.index(flow) + 1:]
+    assert not {h.key for h in below} & set(flow.steps)
+
+
+def test_pagination_is_bounded_and_consistent(index: ActionIndex) -> None:
+    def keys(**kw: Any) -> list[tuple[str, str]]:
+        return [(h.site, h.key) for h in search(index, "book table", **kw).hits]
+
+    assert keys(limit=3, offset=3) == keys(limit=3, offset=3)
+    assert not set(keys(limit=3)) & set(keys(limit=3, offset=3))
+    assert search(index, "book table", offset=10**9).hits == []  # clamped, not an error
+
+
+def test_explain_names_terms_and_fields(index: ActionIndex) -> None:
+    [hit] = search(index, "reserve cafe", limit=1, explain=True).hits
+    assert hit.explain
+    assert {p["term"] for p in hit.explain} >= {"reserv", "cafe"}
+    assert {p["field"] for p in hit.explain} <= {"all", "head", "params"}
+    assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
+    body = json.loads(page_json(search(index, "reserve", explain=True)))
+    assert body["results"][0]["explain"]
+
+
+def test_lean_json_equals_the_public_model(index: ActionIndex) -> None:
+    for q in ("buy a product", "reserve", "track", "nothing matches this"):
+        lean = json.loads(page_json(search(index, q)))
+        public = find(index, q).public()
+        lean.pop("took_ms"), public.pop("took_ms")
+        assert lean == public
