@@ -78,6 +78,7 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
                    "states": load_states(engine, hosts)}
     try:
         _crawl(spider_args, scrapy_settings(settings, policy, log_level, delay), summary, progress)
+        _report_unfinished(hosts, summary)
         status = "finished"
     finally:
         summary.seconds = round(time.monotonic() - started, 3)
@@ -88,6 +89,15 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
                        status=status)
         engine.dispose()
     return summary
+
+
+def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
+    """A site whose last request never called back was never promoted: say so rather than
+    leave it out of the summary (its stored actions stay as they were)."""
+    done = {row.host for row in summary.per_site}
+    for host in dict.fromkeys(hosts):
+        if host not in done:
+            summary.add(SiteRow(host=host, errors=["crawl-incomplete"]))
 
 
 def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSummary,

@@ -115,3 +115,15 @@ def test_site_budget_refuses_further_requests_once() -> None:
     state = SiteState(SiteCrawl(host="a.test", origin="https://a.test"), pages_left=0,
                       deadline=time.monotonic() - 1)
     assert not state.admit("https://a.test/")
+
+
+def test_a_site_that_never_finished_is_reported_not_dropped() -> None:
+    from crawler.pipelines import SiteRow
+    from crawler.run import CrawlSummary, _report_unfinished
+
+    summary = CrawlSummary()
+    summary.add(SiteRow(host="a.test", actions=2))
+    _report_unfinished(["a.test", "b.test", "b.test"], summary)
+    assert [(r.host, r.errors) for r in summary.per_site] == [
+        ("a.test", []), ("b.test", ["crawl-incomplete"])]
+    assert summary.sites == 2 and summary.errors == 1
