@@ -166,6 +166,27 @@ def find(
 
 
 @app.command()
+def validate(
+    target: Annotated[str, typer.Argument(
+        help="A manifest or page file, a document URL, or a site (domain or https://site/).")],
+    origin: Annotated[str | None, typer.Option(
+        help="For a file: the site it will be published on, e.g. https://shop.example "
+             "[default: the manifest's own site/url field]")] = None,
+    resolve: ResolveOpt = None,
+    allow_private: PrivateOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show what agents will see of a manifest or a site, and every problem with a fix.
+
+    Nothing is stored. Exit code 0 without errors, 1 with errors, 2 on bad input.
+    """
+    from actiondex.validating import run
+
+    if not run(target, origin, resolve or [], allow_private, _settings, as_json):
+        raise typer.Exit(1)
+
+
+@app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api.errors import install_error_handlers
-from api.routes import find, health
+from api.routes import find, health, validate
 from registry.config import Settings, get_settings
 from registry.index import ActionIndex
 
@@ -29,4 +29,5 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     install_error_handlers(app)
     app.include_router(find.router)
     app.include_router(health.router)
+    app.include_router(validate.router)
     return app

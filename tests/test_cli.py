@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
-COMMANDS = ["demo", "crawl", "ingest", "index", "find", "serve", "migrate"]
+COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "migrate"]
 
 
 def run(data_dir: Path, *args: str, db_url: str = "") -> subprocess.CompletedProcess[str]:

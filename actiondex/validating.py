@@ -1,0 +1,153 @@
+"""`actiondex validate`: what agents will see of a file, a document URL or a whole site.
+
+Nothing here writes to the store; fetching (validate_fetch) runs the crawler without its store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from actiondex.runtime import UserError
+from actiondex.validate_view import progress, render
+from crawler.extract import MAX_HTML_BYTES, html_to_document, is_html
+from registry.config import Settings
+from registry.formats import MAX_BYTES
+from registry.schemas import Diagnostic, FetchFailure, RawDocument
+from registry.urls import site_of
+from registry.validate import (
+    UNKNOWN_ORIGIN,
+    SiteReport,
+    ValidationReport,
+    document_url,
+    failure_report,
+    validate_document,
+    validate_site,
+)
+
+Report = ValidationReport | SiteReport
+_HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+# A file named .json/.yaml that holds HTML is a bot challenge or error page saved by mistake:
+# reading it as a page would only say "no Schema.org here"; reading it as the manifest it
+# should be says "this is HTML, not JSON", which is the useful answer.
+_DATA_SUFFIXES = {".json", ".jsonld", ".yaml", ".yml", ".txt"}
+
+
+def run(target: str, origin: str | None, resolve: list[str], allow_private: bool,
+        settings: Callable[[], Settings], as_json: bool) -> bool:
+    """Validate and print (rich, or one JSON object); True when there is no error."""
+    report = validate_target(target, origin, resolve, allow_private, settings, quiet=as_json)
+    path = _local_file(target)
+    if not as_json:
+        render(report, str(path) if path else None)
+    elif isinstance(report, ValidationReport):
+        # A file's report is exactly {format, actions, flows, diagnostics}; a fetched
+        # document also says which URL it came from.
+        print(json.dumps(report.public(with_url=path is None), ensure_ascii=False))
+    else:
+        print(json.dumps(report.public(), ensure_ascii=False))
+    return report.ok
+
+
+def validate_target(target: str, origin: str | None, resolve: list[str], allow_private: bool,
+                    settings: Callable[[], Settings], quiet: bool = False) -> Report:
+    """A local file's report, or a fetched document's or site's (UserError on bad input)."""
+    path = _local_file(target)
+    if path is not None:
+        return validate_file(path, origin)
+    url = _as_url(target)
+    # The crawler (and Scrapy) load only when something is fetched; a file needs neither.
+    from actiondex.crawling import make_policy
+    from actiondex.validate_fetch import fetch_document, fetch_site
+
+    policy = make_policy(resolve, allow_private)
+    reason = policy.check_url(url)
+    if reason:
+        raise UserError(f"refused {url}: {reason}")
+    with progress("fetching…", quiet):
+        if urlsplit(url).path in ("", "/"):
+            return validate_site(*fetch_site(url, settings(), policy))
+        return _document_report(fetch_document(url, settings(), policy))
+
+
+def _as_url(target: str) -> str:
+    """A URL as given; ``shop.example[/path]`` means https. A missing file is an error, not a
+    host: ``menu.json`` must not turn into a fetch of https://menu.json/."""
+    if "://" in target:
+        return target
+    host = target.split("/", 1)[0]
+    suffix = Path(host).suffix.lower()
+    if target.startswith(".") or "." not in host or suffix in _HTML_SUFFIXES | _DATA_SUFFIXES:
+        raise UserError(f"{target}: no such file, and not a domain or URL")
+    return f"https://{target}" if "/" in target else f"https://{target}/"
+
+
+def _local_file(target: str) -> Path | None:
+    """The file ``target`` names; a URL is never read as a local file."""
+    path = Path(target)
+    return path if "://" not in target and path.is_file() else None
+
+
+def validate_file(path: Path, origin: str | None) -> ValidationReport:
+    with path.open("rb") as file:
+        body = file.read(MAX_HTML_BYTES + 1)  # pages may be larger than manifests
+    suffix = path.suffix.lower()
+    page = suffix in _HTML_SUFFIXES or (suffix not in _DATA_SUFFIXES and is_html("", body))
+    page = page and len(body) <= MAX_HTML_BYTES  # too big to read: normalise says too-large
+    try:
+        url = document_url(_page_items(body) if page and not origin else body, origin,
+                           path.name)
+    except ValueError as exc:
+        raise UserError(f"--origin {exc}") from None
+    resolve = _beside(path, url)
+    if not page:
+        return validate_document(RawDocument(url=url, body=body), resolve=resolve)
+    document = html_to_document(url, body)
+    return validate_document(document, resolve=resolve) if document else _bare_page(url)
+
+
+def _beside(path: Path, url: str) -> Callable[[str], bytes | None]:
+    """Read references on the same site from the files next to ``path``, laid out as they
+    will be served (the folder holding .well-known is the site root): an owner checks an
+    ai-plugin.json or api-catalog together with the OpenAPI they publish beside it."""
+    folder = path.resolve().parent
+    root = next((p.parent for p in (folder, *folder.parents) if p.name == ".well-known"),
+                folder)
+    origin = urlsplit(url)
+
+    def resolve(reference: str) -> bytes | None:
+        parts = urlsplit(reference)
+        if (parts.scheme, parts.netloc) != (origin.scheme, origin.netloc):
+            return None
+        target = (root / unquote(parts.path).lstrip("/")).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            return None
+        return target.read_bytes()[: MAX_BYTES + 1]
+
+    return resolve
+
+
+def _page_items(body: bytes) -> bytes:
+    """A page's Schema.org items, read once only to find the site it names (a WebSite url)."""
+    document = html_to_document(UNKNOWN_ORIGIN + "/", body)
+    return document.body if document else b""
+
+
+def _bare_page(url: str) -> ValidationReport:
+    """An HTML page with no Schema.org markup at all: nothing for agents, say how to fix it."""
+    return ValidationReport(url=url, site=site_of(url), format="schemaorg", diagnostics=[
+        Diagnostic(code="no-actions", severity="warning",
+                   message="the page has no Schema.org JSON-LD, microdata or RDFa",
+                   hint="add a potentialAction (e.g. a WebSite SearchAction) in JSON-LD")])
+
+
+def _document_report(item: tuple[RawDocument, dict[str, bytes]] | FetchFailure | str
+                     ) -> ValidationReport:
+    if isinstance(item, FetchFailure):
+        return failure_report(item, named=True)
+    if isinstance(item, str):  # an HTML page without Schema.org items
+        return _bare_page(item)
+    document, references = item
+    return validate_document(document, resolve=references.get)

@@ -1,0 +1,123 @@
+"""POST /validate: what agents will see of a manifest (the body) or of a URL (``{"url": ...}``).
+
+The body form is read in this process by registry.validate, nothing fetched. The URL form
+runs `actiondex validate URL --json` in a child process: Scrapy's reactor cannot run inside
+the server's event loop (nor restart), and the child goes through the crawler's own address
+guard, so the API never reaches a private address (no --allow-private is ever passed). Both
+answer 200 with the report, which says itself whether the document is ok.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.errors import error_response
+from registry.formats import MAX_BYTES
+from registry.schemas import RawDocument
+from registry.validate import document_url, validate_document
+
+FETCH_TIMEOUT = 90.0  # seconds for one site: robots.txt, well-known paths, pages, politely
+MAX_FETCHES = 4  # child processes at once; more requests are told to come back later
+# Always an explicit http(s) URL for the child: a bare word could name a file on the server.
+_URL = re.compile(r"https?://[^\s/?#]+(?:[/?#][^\s]*)?", re.IGNORECASE)
+_DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
+MAX_URL = 2048
+_fetches = threading.BoundedSemaphore(MAX_FETCHES)
+
+router = APIRouter(tags=["validate"])
+
+
+def fetch_flags() -> list[str]:
+    """Extra `actiondex validate` flags for the URL form: none in production. Tests override
+    this dependency with ``--resolve`` entries to reach a loopback site, exactly that one."""
+    return []
+
+
+@router.post("/validate")
+async def validate(
+    request: Request,
+    flags: Annotated[list[str], Depends(fetch_flags)],
+    origin: Annotated[str | None, Query(
+        description="The site the posted manifest will be published on, e.g. "
+                    "https://shop.example [default: the manifest's own site/url field]")] = None,
+) -> JSONResponse:
+    """Validate a posted manifest (any format actiondex reads), or fetch ``{"url": ...}``."""
+    body = await _bounded_body(request)
+    if body is None:
+        return error_response(413, "too-large", f"the body is larger than {MAX_BYTES} bytes")
+    url = _url_form(body)
+    if url is None:
+        try:
+            doc = RawDocument(url=document_url(body, origin), body=body)
+        except ValueError as exc:
+            return error_response(422, "invalid-parameter", str(exc), "origin")
+        report = await run_in_threadpool(validate_document, doc)
+        return JSONResponse(report.public())
+    target = _target(url)
+    if target is None:
+        return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain",
+                              "url")
+    return await run_in_threadpool(_fetch_report, target, flags)
+
+
+def _target(url: Any) -> str | None:
+    """An http(s) URL to hand the child; a bare domain means its https homepage."""
+    if not isinstance(url, str) or len(url) > MAX_URL:
+        return None
+    url = url.strip()
+    if _DOMAIN.fullmatch(url):
+        return f"https://{url}/"
+    return url if _URL.fullmatch(url) else None
+
+
+async def _bounded_body(request: Request) -> bytes | None:
+    """The body, or None past MAX_BYTES (read no further than that)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _url_form(body: bytes) -> Any:
+    """The ``url`` of a ``{"url": ...}`` body; None for anything else (a manifest)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data["url"] if isinstance(data, dict) and set(data) == {"url"} else None
+
+
+def _fetch_report(url: str, flags: list[str]) -> JSONResponse:
+    if not _fetches.acquire(blocking=False):
+        return error_response(503, "busy", "too many validations running; retry shortly",
+                              headers={"Retry-After": "10"})
+    try:
+        # "--" ends the options: whatever the URL says, it is only ever the target.
+        command = [sys.executable, "-m", "actiondex", "validate", "--json", *flags, "--", url]
+        done = subprocess.run(command, capture_output=True, text=True,  # noqa: S603
+                              timeout=FETCH_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        return error_response(504, "timeout", f"{url} took longer than {FETCH_TIMEOUT:.0f} s",
+                              "url")
+    finally:
+        _fetches.release()
+    if done.returncode == 2:  # the command's "bad input" exit: a refused or malformed URL
+        message = (done.stderr.strip().splitlines() or ["invalid URL"])[-1]
+        return error_response(422, "invalid-parameter",
+                              message.removeprefix("actiondex: error: "), "url")
+    try:
+        return JSONResponse(json.loads(done.stdout))
+    except ValueError:
+        return error_response(502, "fetch-failed", f"could not validate {url}", "url")

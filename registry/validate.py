@@ -1,0 +1,187 @@
+"""What actiondex sees of a document or a site: the validator's reports. Pure: no store writes.
+
+A site owner runs this before publishing (``actiondex validate``, ``POST /validate``). The
+report is the normalised manifest as agents will see it, plus every diagnostic with its JSON
+path and fix hint; ``ok`` means no error-severity diagnostic. A site report also turns the
+crawl's fetch failures into diagnostics, because "robots.txt hides your manifest" is as much
+a publishing mistake as bad JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from registry.formats import normalise
+from registry.formats._load import Unusable, load
+from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
+from registry.urls import site_of
+
+# The site we say when nobody told us where a local file will be published.
+UNKNOWN_ORIGIN = "https://unknown.invalid"
+UNKNOWN_SITE = "unknown.invalid"
+WELL_KNOWN = frozenset({"agent-actions.json", "agents.json", "agent-card.json", "agent.json",
+                        "ard.json", "ai-catalog.json", "ai-plugin.json", "api-catalog",
+                        "mcp.json"})
+# Fetch failures that only mean "this site does not publish that file": not worth a report.
+_ABSENT = frozenset({"not-found"})
+# Failures that keep agents from a document the site serves; anything else the crawler notes
+# (robots-disallowed, robots-truncated, a 403 from a firewall...) is a warning, so a new
+# crawler code never fails a site owner's check by surprise.
+_ERRORS = frozenset({"blocked-address", "too-large", "timeout", "network-error", "extract-error",
+                     "robots-unavailable", "too-many-redirects", "rate-limited"})
+_FAILURE_HINTS = {
+    "robots-disallowed": "allow actiondex (or all agents) to read this path in robots.txt",
+    "robots-unavailable": "serve robots.txt (a 404 is fine); a 5xx or timeout hides the site",
+    "blocked-address": "publish on a public address; actiondex never connects to private ones",
+    "too-large": "keep manifests under 1 MiB",
+    "timeout": "make the document answer within the crawler's timeout",
+    "network-error": "check that the host name resolves and the server accepts connections",
+    "rate-limited": "let actiondex through your rate limits (it sends few requests)",
+    "http-error": "serve the document with status 200",
+    "not-found": "publish the document at this URL, or check the URL",
+}
+
+
+class ValidationReport(BaseModel):
+    """One document as agents will see it. ``public()`` is the wire form."""
+
+    url: str
+    site: str
+    format: str
+    actions: list[Action] = Field(default_factory=list)
+    flows: list[Flow] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == "error" for d in self.diagnostics)
+
+    def public(self, with_url: bool = False) -> dict[str, Any]:
+        body = self.model_dump(mode="json", include={"format", "actions", "flows",
+                                                     "diagnostics"})
+        return {"url": self.url, **body} if with_url else body
+
+
+class SiteReport(BaseModel):
+    site: str
+    documents: list[ValidationReport] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(report.ok for report in self.documents)
+
+    def public(self) -> dict[str, Any]:
+        return {"site": self.site, "documents": [d.public(with_url=True) for d in self.documents]}
+
+
+def validate_document(doc: RawDocument, site: str | None = None,
+                      resolve: Any = None) -> ValidationReport:
+    """Normalise ``doc`` (never raises) and keep what a publisher needs to see."""
+    manifest = normalise(doc, site=site, resolve=resolve)
+    report = ValidationReport(url=doc.url, site=manifest.site, format=manifest.format,
+                              actions=manifest.actions, flows=manifest.flows,
+                              diagnostics=manifest.diagnostics)
+    if doc.url.startswith(UNKNOWN_ORIGIN):
+        return _without_site_checks(report)
+    return report
+
+
+def _without_site_checks(report: ValidationReport) -> ValidationReport:
+    """Every endpoint is "cross-origin" to a placeholder site: say so once instead."""
+    kept = [d for d in report.diagnostics if d.code != "cross-origin-endpoint"]
+    if len(kept) == len(report.diagnostics):
+        return report
+    kept.insert(0, Diagnostic(
+        code="site-unknown", severity="info", message=(
+            "the document names no site, so endpoints were not checked against one"),
+        hint="give the site the document is published on (--origin, or ?origin= on "
+             "POST /validate), or add its url to the manifest"))
+    return report.model_copy(update={"diagnostics": kept})
+
+
+def validate_site(crawl: SiteCrawl,
+                  references: Mapping[str, bytes] | None = None) -> SiteReport:
+    """Every document the crawl found, plus its fetch failures, as reports.
+
+    ``references`` are documents the manifests point at (the OpenAPI behind an ai-plugin):
+    read through the manifests that name them, as the store does, not reported on their own.
+    """
+    bodies = {**(references or {}), **{doc.url: doc.body for doc in crawl.documents}}
+    reports = [validate_document(doc, site=crawl.host, resolve=bodies.get)
+               for doc in crawl.documents]
+    reports += [failure_report(f, crawl.host) for f in crawl.failures if f.code not in _ABSENT]
+    if not any(r.actions or r.flows for r in reports):
+        reports.append(_nothing_found(crawl))
+    return SiteReport(site=crawl.host, documents=reports)
+
+
+def failure_report(failure: FetchFailure, site: str | None = None,
+                   named: bool = False) -> ValidationReport:
+    """A document that could not be read, as a report with one diagnostic saying why.
+
+    ``named``: the owner asked for this very URL, so any failure is an error; a well-known
+    path the crawler merely tried is an error only when it keeps agents from a document.
+    """
+    server_error = failure.code == "http-error" and (failure.status or 500) >= 500
+    error = named or failure.code in _ERRORS or server_error
+    message = failure.message or failure.code
+    if failure.status and str(failure.status) not in message:
+        message += f" (HTTP {failure.status})"
+    diagnostic = Diagnostic(code=failure.code, path="$", severity="error" if error else "warning",
+                            message=f"could not read it: {message}",
+                            hint=_FAILURE_HINTS.get(failure.code))
+    return ValidationReport(url=failure.url, site=site or site_of(failure.url),
+                            format="unknown", diagnostics=[diagnostic])
+
+
+def _nothing_found(crawl: SiteCrawl) -> ValidationReport:
+    looked = "robots.txt, the well-known manifest paths and the homepage"
+    diagnostic = Diagnostic(
+        code="no-actions", severity="error",
+        message=f"agents will find no action on {crawl.host}: actiondex read {looked}",
+        hint="publish /.well-known/agent-actions.json, or Schema.org potentialAction "
+             "JSON-LD on the homepage")
+    return ValidationReport(url=crawl.origin + "/", site=crawl.host, format="unknown",
+                            diagnostics=[diagnostic])
+
+
+def document_url(body: bytes, origin: str | None, name: str = "") -> str:
+    """Where a document will be published: ``origin`` (else the site it names for itself,
+    else UNKNOWN_ORIGIN) plus its file name, well-known files in their folder so relative
+    endpoints resolve as they will on the site. ValueError for an origin that is no URL."""
+    base = origin or own_origin(body) or UNKNOWN_ORIGIN
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        raise ValueError(f"{base!r} is not an http(s) URL")
+    folder = "/.well-known/" if name in WELL_KNOWN else "/"
+    return f"{parts.scheme}://{parts.netloc}{folder}{name}"
+
+
+def own_origin(body: bytes) -> str | None:
+    """The site a manifest names for itself (``site.url``, ``url``, a WebSite's ``url``)."""
+    try:
+        data, _ = load(body)  # the formats' own bounded reader: JSON, YAML or text
+    except Unusable:
+        return None
+    candidates: list[Any] = []
+    for item in data if isinstance(data, list) else [data]:  # a page's items are a list
+        if isinstance(item, dict):
+            # OpenAPI's first server, ai-plugin's api block and a linkset's anchor name the
+            # site too
+            links = [{"url": link.get("anchor")} for link in _as_list(item.get("linkset"))[:1]
+                     if isinstance(link, dict)]
+            candidates += [item, item.get("site"), *_as_list(item.get("@graph")),
+                           *_as_list(item.get("servers"))[:1], item.get("api"), *links]
+    for item in candidates:
+        url = item.get("url") if isinstance(item, dict) else item
+        if isinstance(url, str) and url.startswith(("http://", "https://")):
+            return url
+    return None
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

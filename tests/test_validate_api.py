@@ -1,0 +1,71 @@
+"""POST /validate through the ASGI app: a posted manifest, or a URL fetched by a child
+`actiondex validate` behind the crawler's address guard."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from actiondex.demo.web import DemoWeb
+from api.app import create_app
+from api.routes.validate import fetch_flags
+from registry.config import Settings
+from tests.test_validate import FILES, REPORT_KEYS, codes, resolve_flags, web
+
+__all__ = ["web"]  # the module-scoped demo web fixture, shared with test_validate
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(Settings(data_dir=tmp_path))
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def test_post_a_manifest(client: TestClient) -> None:
+    response = client.post("/validate", content=(FILES / "shop.json").read_bytes())
+    assert response.status_code == 200 and set(response.json()) == REPORT_KEYS
+    response = client.post("/validate", params={"origin": "https://ping.example"},
+                           content=(FILES / "no-site.json").read_bytes())
+    assert codes(response.json()) == {}
+    broken = client.post("/validate", content=(FILES / "broken.json").read_bytes()).json()
+    assert codes(broken) == {"json-parse-error": "error"}
+
+
+@pytest.mark.parametrize("body,status,field", [
+    ({"url": "http://127.0.0.1:9/"}, 422, "url"),
+    ({"url": "--allow-private"}, 422, "url"),
+    ({"url": "pyproject.toml/x"}, 422, "url"),
+])
+def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str, Any],
+                                              status: int, field: str) -> None:
+    response = client.post("/validate", json=body)
+    error = response.json()["error"]
+    assert response.status_code == status and error["field"] == field and error["message"]
+
+
+def test_post_too_large_is_413(client: TestClient) -> None:
+    response = client.post("/validate", content=b" " * (2 << 20))
+    assert response.status_code == 413 and response.json()["error"]["code"] == "too-large"
+
+
+def test_post_url_never_reaches_private_addresses(client: TestClient, web: DemoWeb) -> None:
+    before = len(web.requests())
+    report = client.post("/validate", json={"url": f"http://localhost:{web.port}/"}).json()
+    assert "blocked-address" in json.dumps(report)
+    assert len(web.requests()) == before  # refused at connect: the server saw nothing
+
+
+def test_post_url_validates_a_site(client: TestClient, web: DemoWeb) -> None:
+    client.app.dependency_overrides[fetch_flags] = lambda: resolve_flags(web)  # type: ignore[attr-defined]
+    report = client.post("/validate", json={"url": f"http://inkpot.test:{web.port}/"}).json()
+    assert report["site"] == "inkpot.test"
+    [plugin] = [d for d in report["documents"] if d["format"] == "ai-plugin"]
+    # the OpenAPI the crawler fetched as a reference is read through the ai-plugin.json
+    assert {a["name"] for a in plugin["actions"]} == {"inkpot", "searchInks"}
