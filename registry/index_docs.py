@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from registry.urls import split_identifier
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 RAW_FIELDS = ("id", "kind", "site", "key", "step", "domain", "effect", "type", "format",
               "method", "auth", "same_origin")
 # Stored so a page can be grouped (per site, a flow's steps under it) without the payload.
@@ -97,7 +98,7 @@ class SiteInfo:
 
     @classmethod
     def of(cls, site: Site) -> SiteInfo:
-        words = [site.name, site.description, split_identifier(site.host)]
+        words = [with_parts(site.name), with_parts(site.description), split_identifier(site.host)]
         return cls(site.host, domains(site.host), " ".join(filter(None, words)))
 
 
@@ -124,6 +125,48 @@ def _head(name: str, title: str, action_type: str | None) -> str:
     return " ".join(w for w in words if w)
 
 
+_RUNS = re.compile(r"[^\W_]+")
+# Where an identifier has parts the analyzer keeps together: a case change inside a word, or
+# letters next to digits ("SoundCloud", "getProducts", "wgs84").
+_JOINT = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]")
+
+
+def with_parts(text: str | None) -> str:
+    """``text`` and the parts of its compound words: "SoundCloud Scraper" is also found by
+    "sound cloud", as an action name split into words is by its whole ("getproducts").
+    Used on site names and descriptions (once per site, where brand names live); per action
+    description it would cost ~4 us a document of build time for little."""
+    if not text or not _JOINT.search(text):  # most text: one scan in C, nothing added
+        return text or ""
+    parts = [split_identifier(word) for word in _RUNS.findall(text) if _JOINT.search(word)]
+    return f"{text} {' '.join(parts)}"
+
+
+def _said(text: str | None, words: str) -> bool:
+    """Whether ``text`` holds just ``words`` to the analyzer (same lower-case alphanumeric
+    runs); the common cases are decided without a regex."""
+    if not text:
+        return False
+    plain = text.lower()
+    return plain == words or plain.replace("_", " ") == words or \
+        " ".join(_RUNS.findall(plain)) == words
+
+
+def name_text(name: str, words: str, title: str | None) -> tuple[str, str]:
+    """The name's words (``words``: ``name`` split) and the title, each said once: (name
+    text, title text).
+
+    Every part of ``all`` counts in its term frequencies, so text said twice weighs twice.
+    ``add_to_cart`` titled "Add to cart" would put "add cart" in three times (split name,
+    raw name, title) and so outweigh a description for no reason but repetition. The raw
+    name goes in only when it holds a term of its own (``getProducts`` -> "getproducts");
+    the title only when it says more than the name."""
+    if _said(name, words):
+        return words, "" if _said(title, words) else (title or "")
+    raw = " ".join(_RUNS.findall(name.lower()))
+    return f"{words} {name}", "" if _said(title, words) or _said(title, raw) else (title or "")
+
+
 def action_document(site: SiteInfo, row: Any, source: dict[str, str], flows: Sequence[str]) -> Any:
     effect = _effect(row.effect)
     fields = {"id": row.id, "kind": "action", "site": site.host, "key": row.name,
@@ -131,8 +174,9 @@ def action_document(site: SiteInfo, row: Any, source: dict[str, str], flows: Seq
               "type": type_base(row.type).lower(), "method": (row.method or "").upper(),
               "auth": row.auth or "unknown", "same_origin": "true" if row.same_origin else "false"}
     name = split_identifier(row.name)
-    text = {"head": _head(name, row.title, row.type), "name": f"{name} {row.name}",
-            "title": row.title, "verbs": _type_words(row.type, effect), "flow": " ".join(flows),
+    names, title = name_text(row.name, name, row.title)
+    text = {"head": _head(name, row.title, row.type), "name": names,
+            "title": title, "verbs": _type_words(row.type, effect), "flow": " ".join(flows),
             "description": row.description, "params": param_text(row.input_schema),
             "site_text": site.text}
     payload = {"id": row.id, "kind": "action", "site": site.host, "name": row.name,
@@ -155,8 +199,9 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> Any:
               "domain": site.domains, "effect": effect, "format": source["format"],
               "same_origin": "true", "auth": "unknown", "step": [s["action"] for s in steps]}
     name = split_identifier(row.name)
-    text = {"head": _head(name, row.title, None), "name": f"{name} {row.name}",
-            "title": row.title, "verbs": _type_words(None, effect), "flow": step_text,
+    names, title = name_text(row.name, name, row.title)
+    text = {"head": _head(name, row.title, None), "name": names,
+            "title": title, "verbs": _type_words(None, effect), "flow": step_text,
             "description": row.description, "params": param_text(row.input_schema),
             "site_text": site.text}
     payload = {"id": row.id, "kind": "flow", "site": site.host, "name": row.name,

@@ -100,6 +100,12 @@ _WORDS = (
 )
 
 
+# A word the analyzer keeps whole but identifier splitting cuts: a case change inside it or
+# letters next to digits ("PayPal", "HTTPServer", "wgs84"). Anchored at a word's start.
+_COMPOUND = re.compile(
+    r"(?<![^\W_])[^\W_]*?(?:[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[^\W_]*")
+
+
 def analyze(text: str) -> list[str]:
     return _ANALYZER.analyze(text)
 
@@ -125,10 +131,18 @@ def type_words(action_type: str | None, effect: str | None = None) -> str:
 
 
 def query_words(q: str) -> list[str]:
-    """Lower-case, folded words of ``q``: identifiers split, filler dropped if others remain."""
+    """Lower-case, folded words of ``q``: identifiers split, filler dropped if others remain.
+
+    A word that splits ("PayPal", "iPhone", "getProducts", "wgs84") is kept whole as well as
+    split: the index holds descriptions and site names whole ("paypal") and action names
+    split ("get products"), and the query cannot tell which one it will meet."""
     # Accents go before identifier splitting, which reads "CAFÉ" as "CAF" + "É" otherwise.
     plain = "".join(c for c in unicodedata.normalize("NFKD", q) if not unicodedata.combining(c))
-    words = list(dict.fromkeys(_WORDS.analyze(split_identifier(plain))))
+    words = _WORDS.analyze(split_identifier(plain))
+    compounds = _COMPOUND.findall(plain)
+    if compounds:  # after the parts, so a leading "addToCart" still leads with "add"
+        words += _WORDS.analyze(" ".join(compounds))
+    words = list(dict.fromkeys(words))
     # One-letter words are mostly split contractions ("I'm" -> "i", "m").
     kept = [w for w in words if len(w) > 1 and w not in QUERY_STOP_WORDS and analyze(w)]
     return (kept or words)[:MAX_TERMS]

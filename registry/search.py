@@ -32,8 +32,11 @@ FIELD_BOOSTS = {"all": 1.0, "params": 0.2}
 # A request that starts with an action verb ("order printer paper", "book a table") names
 # the action it wants: that verb met in an action's name or title marks the action that
 # does it, above one that merely mentions the object. Only the leading verb: in a sentence
-# that describes a situation, verbs further on are mostly context.
-HEAD_VERB_BOOST = 2.5
+# that describes a situation, verbs further on are mostly context. Only in a short request:
+# a long one ("find a hotel near the venue, the weather there on Friday and a taxi from the
+# airport") asks for several things, and its first verb names one of them at most (often a
+# generic "find" or "check"); boosting the actions named by it pushes one part over the rest.
+HEAD_VERB_BOOST, HEAD_VERB_MAX_WORDS = 2.5, 6
 # Common terms (Lucene's CommonTermsQuery): a term in more than COMMON_SHARE of all documents
 # has a small BM25 weight (low IDF) and the longest posting list there is. An expansion that
 # common is left out: it costs the most and changes the order least. A common word of the
@@ -76,7 +79,8 @@ def term_parts(terms: dict[str, float]) -> dict[tuple[str, str], tuple[float, ta
              for term, weight in terms.items() for name, boost in FIELD_BOOSTS.items()
              if weight == 1.0 or name == "all"}
     lead = next(iter(terms), "")  # the first word: "order printer paper", "book a table"
-    for term in [lead] if lead in ACTION_VERBS else []:
+    short = sum(weight == 1.0 for weight in terms.values()) <= HEAD_VERB_MAX_WORDS
+    for term in [lead] if short and lead in ACTION_VERBS else []:
         # A boosted term query, not a constant score: anything but term scorers in the
         # clause list stops tantivy's block-max WAND pruning (measured 2x slower at 1M).
         query = tantivy.Query.boost_query(_term("head", term), HEAD_VERB_BOOST)

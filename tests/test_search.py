@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry.index import ActionIndex
-from registry.index_docs import domains
+from registry.index_docs import domains, name_text, with_parts
 from registry.index_text import EXPANSION_WEIGHT, query_words, weighted_terms
 from registry.search import Filters, find, page_json, search
 from tests.test_index import add_site, shop_and_news
@@ -51,6 +51,23 @@ def test_query_words_drop_filler_but_keep_something() -> None:
     assert query_words("I") == ["i"]
 
 
+def test_query_words_keep_compounds_whole_and_split() -> None:
+    # Descriptions and site names are indexed whole ("paypal"), action names split.
+    assert query_words("PayPal getProducts wgs84 HTTPServer") == ["pay", "pal", "products",
+        "wgs", "84", "http", "server", "paypal", "getproducts", "wgs84", "httpserver"]
+
+
+def test_index_text_says_each_thing_once() -> None:
+    assert name_text("add_to_cart", "add to cart", "Add to cart") == ("add to cart", "")
+    assert name_text("getProducts", "get products", "Get products") == \
+        ("get products getProducts", "")
+    assert name_text("v1_nutrition", "v 1 nutrition", "/v1/nutrition") == \
+        ("v 1 nutrition v1_nutrition", "")
+    assert name_text("reserve", "reserve", "Book a table") == ("reserve", "Book a table")
+    assert with_parts("SoundCloud Scraper") == "SoundCloud Scraper sound cloud"
+    assert with_parts("Plain words") == "Plain words"
+
+
 def test_expansion_weighs_less_than_the_words_themselves() -> None:
     terms = weighted_terms(["buy", "paper"])
     assert terms["buy"] == terms["paper"] == 1.0
@@ -76,6 +93,17 @@ def test_expansion_finds_other_verbs(index: ActionIndex) -> None:
 ])
 def test_filters(index: ActionIndex, filters: Filters, expected: set[str]) -> None:
     assert set(names(index, "reserve book table cafe", filters=filters)) == expected
+
+
+def test_leading_verb_counts_in_short_requests_only(index: ActionIndex) -> None:
+    def fields(q: str) -> set[str]:
+        [hit] = search(index, q, limit=1, explain=True).hits
+        return {p["field"] for p in hit.explain or []}
+
+    assert "head" in fields("reserve a table at the cafe")
+    # a long request asks for several things; its first verb names one of them at most
+    assert "head" not in fields("reserve a table at the cafe creme tonight for four friends "
+                                "visiting from paris")
 
 
 def test_same_origin_filter(index: ActionIndex) -> None:
