@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from OpenSSL import SSL
 from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
@@ -46,6 +47,20 @@ def to_document(response: Response) -> RawDocument | None:
     return RawDocument(url=response.url, body=response.body, content_type=content_type, **fields)
 
 
+def tls_error(exc: BaseException | None) -> SSL.Error | None:
+    """The TLS error behind a failed download, if that is what it was: Scrapy wraps Twisted's
+    ResponseNeverReceived (whose ``reasons`` are Failures) in a DownloadFailedError."""
+    seen = 0
+    while exc is not None and seen < 8:  # a short walk down the chain of causes
+        if isinstance(exc, SSL.Error):
+            return exc
+        reasons = [getattr(r, "value", None) for r in getattr(exc, "reasons", None) or []]
+        if found := next((r for r in reasons if isinstance(r, SSL.Error)), None):
+            return found
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
 def classify(failure: Failure) -> tuple[int | None, str, str]:
     """(status, FetchFailure code, one-line message) for a failed request."""
     exc = failure.value
@@ -56,6 +71,11 @@ def classify(failure: Failure) -> tuple[int | None, str, str]:
         return status, code, f"HTTP {status}"
     if isinstance(exc, BlockedAddress):
         return None, "blocked-address", message
+    if (tls := tls_error(exc)) is not None:
+        # A certificate that does not verify (self-signed, expired, another host's), or no
+        # TLS at all: nothing from this host can be trusted to be the site's.
+        detail = tls.args[0] if tls.args and isinstance(tls.args[0], list) else tls.args
+        return None, "tls-invalid", f"TLS handshake failed: {str(detail)[:200]}"
     if isinstance(exc, DownloadTimeoutError | TCPTimedOutError):
         return None, "timeout", message
     if isinstance(exc, DownloadCancelledError) or "MAXSIZE" in message:

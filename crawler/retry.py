@@ -18,6 +18,8 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.response import response_status_message
 from twisted.internet.task import deferLater
 
+from crawler.responses import tls_error
+
 BACKOFF_BASE = 1.0
 MAX_RETRY_AFTER = 30.0
 
@@ -54,6 +56,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
 
     async def process_exception(self, request: Request, exception: Exception,  # type: ignore[override]
                                 spider: object = None) -> Request | Response | None:
+        if tls_error(exception) is not None:
+            return None  # a certificate that does not verify will not verify a second later
         retry = super().process_exception(request, exception)
         if isinstance(retry, Request):
             await self._wait(self._backoff(retry))

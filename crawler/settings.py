@@ -46,6 +46,10 @@ def scrapy_settings(settings: Settings, policy: AddressPolicy,
         "DOWNLOAD_MAXSIZE": PAGE_MAXSIZE,
         "DOWNLOAD_WARNSIZE": 2 * MIB,
         "DOWNLOAD_FAIL_ON_DATALOSS": True,
+        # Scrapy accepts any certificate by default; a manifest from a host whose certificate
+        # does not verify could be anyone's (RELIABILITY.md 21): it is refused as tls-invalid.
+        # Trust comes from the system store; SSL_CERT_FILE / SSL_CERT_DIR add a private CA.
+        "DOWNLOAD_VERIFY_CERTIFICATES": True,
         "RETRY_TIMES": 2,
         # An unreachable site is data for the store (a FetchFailure), not a crawler error.
         "RETRY_GIVE_UP_LOG_LEVEL": "WARNING",

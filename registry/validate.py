@@ -31,12 +31,15 @@ _ABSENT = frozenset({"not-found"})
 # Failures that keep agents from a document the site serves; anything else the crawler notes
 # (robots-disallowed, robots-truncated, a 403 from a firewall...) is a warning, so a new
 # crawler code never fails a site owner's check by surprise.
-_ERRORS = frozenset({"blocked-address", "too-large", "timeout", "network-error", "extract-error",
-                     "robots-unavailable", "too-many-redirects", "rate-limited"})
+_ERRORS = frozenset({"blocked-address", "tls-invalid", "too-large", "timeout", "network-error",
+                     "extract-error", "robots-unavailable", "too-many-redirects",
+                     "rate-limited"})
 _FAILURE_HINTS = {
     "robots-disallowed": "allow actiondex (or all agents) to read this path in robots.txt",
     "robots-unavailable": "serve robots.txt (a 404 is fine); a 5xx or timeout hides the site",
     "blocked-address": "publish on a public address; actiondex never connects to private ones",
+    "tls-invalid": "serve a certificate for this host name from a public certificate "
+                   "authority, not expired, with its full chain",
     "too-large": "keep manifests under 1 MiB",
     "timeout": "make the document answer within the crawler's timeout",
     "network-error": "check that the host name resolves and the server accepts connections",

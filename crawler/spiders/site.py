@@ -157,7 +157,7 @@ class SiteSpider(Spider):
             yield from self._probe(site)  # 4xx: no rules, everything allowed (RFC 9309 2.3.1.3)
             return
         # 5xx, 429 and unreachable mean "disallow all" (RFC 9309 2.3.1.4): nothing more to ask.
-        if code != "blocked-address":
+        if code not in ("blocked-address", "tls-invalid"):  # those say more than "unavailable"
             code, message = "robots-unavailable", f"{code}: {message}"
         site.robots = disallow_all()
         site.note(url, code, message, status)

@@ -19,10 +19,11 @@ CRAWL_TIMEOUT = 150
 
 
 def crawl(data_dir: Path, web: LoopbackWeb, *targets: str, extra: tuple[str, ...] = (),
-          resolve: tuple[str, ...] = ()) -> dict[str, Any]:
+          resolve: tuple[str, ...] = (), env: dict[str, str] | None = None) -> dict[str, Any]:
     """The crawl's --json summary, with ``per_site`` turned into host -> row."""
     flags = [a for e in [*web.resolve_args(), *resolve] for a in ("--resolve", e)]
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": ""}
+    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
+           **(env or {})}
     cmd = [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0", *flags,
            *extra, *targets]
     proc = subprocess.run(cmd, env=env, text=True, capture_output=True, timeout=CRAWL_TIMEOUT)

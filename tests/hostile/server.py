@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -45,11 +46,16 @@ class Site:
 
 
 class LoopbackWeb:
-    def __init__(self, sites: dict[str, Site], host: str = "127.0.0.1") -> None:
+    def __init__(self, sites: dict[str, Site], host: str = "127.0.0.1",
+                 tls: ssl.SSLContext | None = None) -> None:
         self.sites = sites
         self.log: list[tuple[str, str, dict[str, str]]] = []
         self._lock = threading.Lock()
         self._server = _Server((host, 0), _handler(self))
+        self.scheme = "https" if tls else "http"
+        if tls:  # the handshake happens in the request's thread, on its first read
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True,
+                                                  do_handshake_on_connect=False)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -57,7 +63,7 @@ class LoopbackWeb:
         return int(self._server.server_address[1])
 
     def url(self, host: str, path: str = "/") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def resolve_args(self) -> list[str]:
         return [f"{host}:{self.port}:127.0.0.1" for host in self.sites]

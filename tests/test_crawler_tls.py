@@ -1,0 +1,51 @@
+"""TLS failure (RELIABILITY.md 21): a manifest host whose certificate does not verify is
+refused as ``tls-invalid``, and the site keeps what an earlier good crawl stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.certs import issue, make_ca, self_signed, server_context
+from tests.hostile.run import action_names, crawl
+from tests.hostile.server import LoopbackWeb, Reply, Site, json_reply
+from tests.hostile.styles import agent_actions
+
+pytestmark = pytest.mark.timeout(300)
+GOOD, BAD = "good.tls.test", "selfsigned.tls.test"
+
+
+def _site(name: str) -> Site:
+    return Site({"/robots.txt": Reply(404),
+                 "/.well-known/agent-actions.json": json_reply(agent_actions(name))})
+
+
+def test_a_certificate_that_does_not_verify_is_refused_and_the_last_good_version_kept(
+    tmp_path: Path,
+) -> None:
+    _, ca_cert, ca_key = make_ca(tmp_path)
+    good, bad = issue(tmp_path, GOOD, ca_cert, ca_key), self_signed(tmp_path, BAD)
+    ca_only = tmp_path / "ca-only.pem"
+    ca_only.write_bytes((tmp_path / "ca.crt").read_bytes())
+    # A bundle that also trusts the self-signed certificate: the site's "good" past.
+    both = tmp_path / "both.pem"
+    both.write_bytes(ca_only.read_bytes() + bad.cert.read_bytes())
+    data = tmp_path / "data"
+    sites = {GOOD: _site("good_action"), BAD: _site("selfsigned_action")}
+    with LoopbackWeb(sites, tls=server_context({GOOD: good, BAD: bad})) as web:
+        targets = (web.url(GOOD), web.url(BAD))
+
+        trusted = crawl(data, web, *targets, env={"SSL_CERT_FILE": str(both)})
+        assert trusted["per_site"][BAD]["errors"] == [], trusted["per_site"][BAD]
+        assert action_names(data) == {GOOD: {"good_action"}, BAD: {"selfsigned_action"}}
+        asked_before = len(web.requests(BAD))
+
+        summary = crawl(data, web, *targets, env={"SSL_CERT_FILE": str(ca_only)})
+
+    assert summary["per_site"][GOOD]["errors"] == []
+    assert "tls-invalid" in summary["per_site"][BAD]["errors"], summary["stderr"][-3000:]
+    # The handshake failed, so no request reached the server (and none was retried into it).
+    assert len(web.requests(BAD)) == asked_before
+    # Nothing lost: the failed crawl neither blanked nor replaced the site's stored actions.
+    assert action_names(data) == {GOOD: {"good_action"}, BAD: {"selfsigned_action"}}
