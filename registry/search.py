@@ -46,6 +46,10 @@ HEAD_VERB_BOOST, HEAD_VERB_MAX_WORDS = 2.5, 6
 COMMON_SHARE, CHEAP_POSTINGS = 0.05, 10_000
 MAX_LIMIT, MAX_OFFSET = 100, 200
 PER_SITE = 3  # results per site on one page; more go to later pages
+# Candidates looked at for one page: first a little more than the page, so grouping can move a
+# crowding site's extras down; when one site's near-identical actions fill all of them (a
+# keyword-stuffed manifest, RELIABILITY.md 30), four times as many, up to MAX_CANDIDATES.
+MAX_CANDIDATES = 2_000
 
 
 @dataclass(frozen=True)
@@ -163,11 +167,14 @@ def search(
         terms, common = _useful(searcher, weighted_terms(words))
         parts = term_parts(terms)
         query = build_query(parts, filters, common)
-        # Candidates beyond the page let grouping move a crowding site's extras down.
-        fetch = 2 * (offset + limit) + 10
-        found = searcher.search(query, fetch, count=False).hits
         cap = per_site if len(filters.sites) == 0 else 0  # one site asked for: no cap
-        page.hits = arrange(searcher, found, limit, offset, cap)
+        fetch = 2 * (offset + limit) + 10
+        while True:
+            found = searcher.search(query, fetch, count=False).hits
+            page.hits, crowded = arrange(searcher, found, limit, offset, cap)
+            if not crowded or len(found) < fetch or fetch >= MAX_CANDIDATES:
+                break
+            fetch = min(4 * fetch, MAX_CANDIDATES)
         if explain:
             for hit in page.hits:
                 hit.explain = explanation(parts, searcher, hit.address)

@@ -54,13 +54,15 @@ def _unfolded(hits: Iterator[Hit]) -> Iterator[Hit]:
         yield hit
 
 
-def _paged(hits: Iterator[Hit], size: int, cap: int, want: int) -> list[Hit]:
+def _paged(hits: Iterator[Hit], size: int, cap: int, want: int) -> tuple[list[Hit], bool]:
     """The first ``want`` hits of pages of ``size`` filled in rank order with at most ``cap``
     hits per site; hits over the cap wait for a later page, or fill this one when only
-    capped sites are left. Lazy: documents past the requested page are never loaded."""
+    capped sites are left. Lazy: documents past the requested page are never loaded. Also
+    says whether a page had to be filled from over-cap hits (the candidates ran out first)."""
     ordered: list[Hit] = []
     held: list[Hit] = []  # over their site's cap so far, in rank order
     rank: dict[int, int] = {}
+    crowded = False
     while len(ordered) < want:
         per_site: Counter[str] = Counter()
         page: list[Hit] = []
@@ -76,11 +78,12 @@ def _paged(hits: Iterator[Hit], size: int, cap: int, want: int) -> list[Hit]:
             else:
                 held.append(hit)
         held = sorted(held + list(queue), key=lambda h: rank[id(h)])
+        crowded |= len(page) < size and bool(held)
         page, held = page + held[: size - len(page)], held[size - len(page) :]
         if not page:
             break
         ordered += page
-    return ordered
+    return ordered, crowded
 
 
 def arrange(
@@ -89,12 +92,14 @@ def arrange(
     limit: int,
     offset: int,
     cap: int,
-) -> list[Hit]:
-    """The page [offset, offset + limit) of the grouped ranking."""
+) -> tuple[list[Hit], bool]:
+    """The page [offset, offset + limit) of the grouped ranking, and whether it had to take
+    more than ``cap`` hits of a site because ``found`` held too few other sites."""
     hits = _unfolded(_hit(searcher, score, address) for score, address in found)
     if cap > 0:
-        return _paged(hits, limit, cap, offset + limit)[offset:]
-    return list(itertools.islice(hits, offset, offset + limit))
+        ordered, crowded = _paged(hits, limit, cap, offset + limit)
+        return ordered[offset:], crowded
+    return list(itertools.islice(hits, offset, offset + limit)), False
 
 
 def _score(query: tantivy.Query, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> float:
