@@ -12,6 +12,8 @@ import re
 import socket
 from urllib.parse import urlsplit
 
+from registry.urls import a_label
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -85,7 +87,11 @@ def parse_resolve(entry: str) -> tuple[tuple[str, int], str]:
 
 
 def _norm_host(host: str) -> str:
-    return host.strip("[]").rstrip(".").lower()
+    host = host.strip("[]").rstrip(".")
+    try:
+        return host.lower() if ":" in host else a_label(host)  # the spelling requests use
+    except ValueError:  # not a valid IDN: it will not resolve either; never raise in a check
+        return host.lower()
 
 
 class AddressPolicy:

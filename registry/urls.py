@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from urllib.parse import urljoin, urlsplit
+
+import idna
 
 MAX_URL = 2048
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -23,11 +26,53 @@ def site_of(url: str) -> str:
         return ""
     if not host:
         return ""
-    host = host.rstrip(".")
     try:
-        return host.encode("idna").decode("ascii").lower()
-    except UnicodeError:  # empty or over-long labels: keep what we have, it is only a key
-        return host.lower()
+        return a_label(host)
+    except ValueError:  # empty or over-long labels: keep what we have, it is only a key
+        return host.rstrip(".").lower()
+
+
+def a_label(host: str) -> str:
+    """``host`` as sites are stored and compared: IDNA 2008 A-labels (UTS #46 mapping), lower
+    case, no trailing dot. "PАYPAL.test" with a Cyrillic "А" -> "xn--pypal-4ve.test", never a
+    Unicode string that looks like another site. Raises ValueError for an invalid name."""
+    host = host.rstrip(".")
+    if host.isascii() and "xn--" not in host.lower():
+        return host.lower()  # the common case: nothing to map
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError as exc:
+        raise ValueError(f"{host!r} is not a valid internationalised domain name: {exc}") from None
+
+
+# Scripts a single label may mix without looking like another name (UTS #39 "highly
+# restrictive": Latin with the scripts written beside it in Japanese, Chinese and Korean).
+_MIXABLE = ({"LATIN", "CJK", "HIRAGANA", "KATAKANA"}, {"LATIN", "CJK", "BOPOMOFO"},
+            {"LATIN", "CJK", "HANGUL"})
+
+
+def _script(char: str) -> str | None:
+    """The script of a letter by its Unicode name ("CYRILLIC SMALL LETTER A" -> CYRILLIC);
+    None for digits, hyphens and other characters every script shares."""
+    if not char.isalpha():
+        return None
+    return unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
+
+
+def mixed_script_label(host: str) -> str | None:
+    """The first label of ``host`` (A-labels decoded) that mixes scripts in a way UTS #39
+    calls confusable, e.g. Latin with Cyrillic ("pаypal"); None when every label is plain."""
+    for label in host.split("."):
+        if not label.lower().startswith("xn--"):
+            continue  # ASCII letters are all Latin
+        try:
+            text = idna.decode(label)
+        except idna.IDNAError:
+            return label
+        scripts = {s for s in map(_script, text) if s}
+        if len(scripts) > 1 and not any(scripts <= allowed for allowed in _MIXABLE):
+            return text
+    return None
 
 
 def _masked(endpoint: str) -> tuple[str, list[str]]:

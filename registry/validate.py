@@ -40,6 +40,8 @@ _FAILURE_HINTS = {
     "blocked-address": "publish on a public address; actiondex never connects to private ones",
     "tls-invalid": "serve a certificate for this host name from a public certificate "
                    "authority, not expired, with its full chain",
+    "confusable-host": "use one script per label: a name mixing, say, Latin and Cyrillic "
+                       "letters can pass for another site's",
     "too-large": "keep manifests under 1 MiB",
     "timeout": "make the document answer within the crawler's timeout",
     "network-error": "check that the host name resolves and the server accepts connections",

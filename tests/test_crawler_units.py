@@ -15,6 +15,7 @@ from crawler.robots import ROBOTS_MAX_BYTES, parse_robots
 from crawler.sitemaps import MAX_URLS, SitemapError, parse_sitemap
 from crawler.sitestate import SiteState
 from registry.schemas import SiteCrawl
+from registry.urls import a_label, mixed_script_label, site_of
 
 
 def test_robots_collects_discovery_lines_and_crawl_delay() -> None:
@@ -127,3 +128,16 @@ def test_a_site_that_never_finished_is_reported_not_dropped() -> None:
     assert [(r.host, r.errors) for r in summary.per_site] == [
         ("a.test", []), ("b.test", ["crawl-incomplete"])]
     assert summary.sites == 2 and summary.errors == 1
+
+
+def test_hosts_are_a_labels_and_mixed_scripts_are_named() -> None:
+    assert a_label("PАYPAL.test.") == "xn--pypal-4ve.test"  # Cyrillic А, case-mapped
+    assert a_label("Bücher.Example") == "xn--bcher-kva.example"
+    assert site_of("https://bücher.example/x") == "xn--bcher-kva.example"
+    assert mixed_script_label("xn--pypal-4ve.test") == "pаypal"
+    assert mixed_script_label("xn--bcher-kva.example") is None  # Latin with an umlaut
+    assert mixed_script_label(a_label("日本語テスト.jp")) is None  # Han + Katakana: allowed
+    assert mixed_script_label(a_label("тест.test")) is None  # one script (whole-script
+    # confusables such as an all-Cyrillic "аррӏе" need UTS #39's data: not detected)
+    with pytest.raises(ValueError, match="internationalised"):
+        a_label("a\u200db.test")  # a joiner outside any context that allows it

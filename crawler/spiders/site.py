@@ -23,6 +23,7 @@ from crawler.settings import MANIFEST_MAXSIZE, PAGE_MAXSIZE
 from crawler.sitemaps import SITEMAP_MAXSIZE
 from crawler.sitestate import SiteState, fingerprint
 from registry.schemas import SiteCrawl
+from registry.urls import mixed_script_label
 
 PROBE_TIMEOUT = 3.0  # well-known probes: most answer 404 at once; a slow one is not worth 30 s
 MAXSIZE = {"robots": PAGE_MAXSIZE, "probe": MANIFEST_MAXSIZE, "manifest": MANIFEST_MAXSIZE,
@@ -63,6 +64,11 @@ class SiteSpider(Spider):
                 yield site.result()
 
     def _begin(self, site: SiteState) -> list[Request]:
+        if (label := mixed_script_label(site.crawl.host)) is not None:
+            # Crawled and stored under its A-label, which cannot pass for another site; the
+            # note warns whoever reads the site's errors (RELIABILITY.md 20).
+            site.note(site.crawl.origin, "confusable-host",
+                      f"the name {label!r} mixes scripts and can pass for another site's")
         cached = site.memory.robots()
         if cached is not None:
             status, body = cached

@@ -1,5 +1,6 @@
-"""TLS failure (RELIABILITY.md 21): a manifest host whose certificate does not verify is
-refused as ``tls-invalid``, and the site keeps what an earlier good crawl stored."""
+"""Who a site is (RELIABILITY.md 20, 21): a host whose TLS certificate does not verify is
+refused as ``tls-invalid`` and keeps what an earlier good crawl stored; a homograph host is
+stored under its A-label, flagged ``confusable-host`` and kept apart from the site it imitates."""
 
 from __future__ import annotations
 
@@ -49,3 +50,19 @@ def test_a_certificate_that_does_not_verify_is_refused_and_the_last_good_version
     assert len(web.requests(BAD)) == asked_before
     # Nothing lost: the failed crawl neither blanked nor replaced the site's stored actions.
     assert action_names(data) == {GOOD: {"good_action"}, BAD: {"selfsigned_action"}}
+
+
+def test_a_homograph_host_is_stored_as_its_a_label_flagged_and_kept_apart(
+    tmp_path: Path,
+) -> None:
+    """RELIABILITY.md 20: "pаypal.test" with a Cyrillic "а" beside the real paypal.test."""
+    spoof = "xn--pypal-4ve.test"  # the A-label of "p\u0430ypal.test"
+    sites = {"paypal.test": _site("real_action"), spoof: _site("spoof_action")}
+    with LoopbackWeb(sites) as web:
+        summary = crawl(tmp_path, web, web.url("paypal.test"),
+                        f"http://p\u0430ypal.test:{web.port}/",
+                        resolve=(f"p\u0430ypal.test:{web.port}:127.0.0.1",))
+    assert set(summary["per_site"]) == {"paypal.test", spoof}
+    assert "confusable-host" in summary["per_site"][spoof]["errors"]
+    assert summary["per_site"]["paypal.test"]["errors"] == []
+    assert action_names(tmp_path) == {"paypal.test": {"real_action"}, spoof: {"spoof_action"}}
