@@ -43,6 +43,13 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
     table.add_row(f"{data['sites']} sites", str(data["documents"]), str(data["actions"]),
                   str(data["flows"]), str(data["errors"]), style="bold")
     out.print(table)
+    if data.get("replayed"):
+        out.print(f"Stored from the spool (kept while the database was away): "
+                  f"{escape(', '.join(data['replayed']))}")
+    spooled = [r["host"] for r in data.get("per_site", []) if "store-unavailable" in r["errors"]]
+    if spooled:
+        out.print(f"[bold]Database unavailable:[/bold] {len(spooled)} sites are spooled under "
+                  "the data dir and will be stored by the next crawl.")
 
 
 def results(response: FindResponse) -> None:

@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import logging
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 from scrapy.utils.defer import maybe_deferred_to_future
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from sqlalchemy import update as update_rows
+from sqlalchemy.exc import InterfaceError, OperationalError
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
 from crawler.settings import REGISTRY_SETTING
 from crawler.sitestate import SiteResult
+from crawler.spool import Spool
 from registry.config import Settings
 from registry.db import make_engine, transaction
 from registry.models import Site
 from registry.service import normalise_site, promote_site
 
 logger = logging.getLogger(__name__)
+# The database is away (down, restarting, connection killed), as opposed to a bug: the site's
+# crawl is kept in the spool rather than lost.
+DB_AWAY = (OperationalError, InterfaceError)
+RETRY_AFTER = 1.0  # seconds before the one retry a lost connection gets
 
 
 class SiteRow(BaseModel):
@@ -34,20 +42,26 @@ class SiteRow(BaseModel):
 
 
 class StorePipeline:
-    def __init__(self, engine: Engine, max_actions: int, stats: Any) -> None:
+    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool) -> None:
         self.engine = engine
         self.max_actions = max_actions
         self.stats = stats
+        self.spool = spool
         # One promotion at a time: SQLite allows one writer, and a read transaction that must
         # upgrade to a write after another commit fails at once with "database is locked".
         self.lock = DeferredLock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, stats: Any = None) -> StorePipeline:
+        return cls(make_engine(settings), settings.max_actions_per_site, stats,
+                   Spool(settings.data_dir / "spool"))
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
         settings = crawler.settings.get(REGISTRY_SETTING)
         if not isinstance(settings, Settings):
             raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING}")
-        return cls(make_engine(settings), settings.max_actions_per_site, crawler.stats)
+        return cls.from_settings(settings, crawler.stats)
 
     def close_spider(self) -> None:
         self.engine.dispose()
@@ -61,21 +75,51 @@ class StorePipeline:
         return row
 
     def store(self, item: SiteResult) -> SiteRow:
-        """Normalise outside the transaction, promote inside it; never raise."""
-        crawl = item
+        """Promote ``item``; never raise. A lost connection gets one retry on a fresh one; a
+        database still away gets the item spooled (``store-unavailable``)."""
         try:
-            update = normalise_site(item.with_references())
-            with transaction(self.engine) as session:
-                result = promote_site(session, update, max_actions=self.max_actions)
-                if item.crawl_state is not None:  # None: nothing new to remember, no write
-                    session.execute(update_rows(Site).where(Site.host == item.host)
-                                    .values(crawl_state=item.crawl_state))
+            try:
+                return self.promote(item)
+            except DB_AWAY:
+                time.sleep(RETRY_AFTER)
+                return self.promote(item)
+        except DB_AWAY as exc:
+            self.spool.put(item)
+            logger.warning("store: database unavailable, %s spooled: %s", item.host,
+                           _first_line(exc))
+            return SiteRow(host=item.host, errors=["store-unavailable"])
         except Exception as exc:  # one bad site must not stop the others
-            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            logger.error("store: %s not stored: %s", crawl.host, reason[:300])
-            return SiteRow(host=crawl.host, errors=["store-failed"])
+            logger.error("store: %s not stored: %s", item.host, _first_line(exc))
+            return SiteRow(host=item.host, errors=["store-failed"])
+
+    def promote(self, item: SiteResult, fetched_at: float | None = None) -> SiteRow:
+        """Normalise outside the transaction, promote inside it. ``fetched_at`` (a spooled
+        result's time): skip the promotion if the site changed in the store since then."""
+        update = normalise_site(item.with_references())
+        with transaction(self.engine) as session:
+            if fetched_at is not None and _changed_since(session, item.host, fetched_at):
+                logger.info("spool: %s changed since it was spooled; dropped", item.host)
+                return SiteRow(host=item.host, errors=["spool-outdated"])
+            result = promote_site(session, update, max_actions=self.max_actions)
+            if item.crawl_state is not None:  # None: nothing new to remember, no write
+                session.execute(update_rows(Site).where(Site.host == item.host)
+                                .values(crawl_state=item.crawl_state))
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
                        flows=result.flows, changed=result.changed, errors=list(result.errors))
+
+    def replay(self) -> list[SiteRow]:
+        """Promote what the spool holds (crawler.spool); stops while the database is away."""
+
+        def promote(item: SiteResult, spooled_at: float) -> SiteRow | None:
+            try:
+                return self.promote(item, spooled_at)
+            except DB_AWAY:
+                return None
+            except Exception as exc:  # as in store(): reported, not retried forever
+                logger.error("spool: %s not stored: %s", item.host, _first_line(exc))
+                return SiteRow(host=item.host, errors=["store-failed"])
+
+        return self.spool.replay(promote)
 
     def _count(self, row: SiteRow) -> None:
         for key in ("documents", "actions", "flows"):
@@ -85,3 +129,13 @@ class StorePipeline:
         if row.changed:
             changed = self.stats.get_value("store/changed_sites") or []
             self.stats.set_value("store/changed_sites", [*changed, row.host])
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+
+
+def _changed_since(session: Any, host: str, timestamp: float) -> bool:
+    changed = session.scalar(select(Site.changed_at).where(Site.host == host))
+    return changed is not None and changed > datetime.fromtimestamp(timestamp, UTC).replace(
+        tzinfo=None)  # the store keeps naive UTC

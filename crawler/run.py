@@ -6,6 +6,7 @@ does; tests run the CLI in a subprocess).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +18,7 @@ from scrapy.crawler import CrawlerProcess
 from crawler.conditional import stored_validators
 from crawler.guard import AddressPolicy
 from crawler.memory import load_states
-from crawler.pipelines import SiteRow
+from crawler.pipelines import DB_AWAY, SiteRow, StorePipeline
 from crawler.responses import site_origin
 from crawler.settings import scrapy_settings
 from crawler.spiders.site import SiteSpider
@@ -26,6 +27,7 @@ from registry.db import make_engine, transaction
 from registry.service import finish_run, start_run
 
 Progress = Callable[[dict[str, Any]], None]
+logger = logging.getLogger(__name__)
 
 
 class CrawlSummary(BaseModel):
@@ -36,19 +38,36 @@ class CrawlSummary(BaseModel):
     errors: int = 0
     changed_sites: list[str] = Field(default_factory=list)
     per_site: list[SiteRow] = Field(default_factory=list)
+    # Sites whose crawl waited in the spool (the database was away) and is now stored: from
+    # earlier runs at the start of this one, from this one at its end.
+    replayed: list[str] = Field(default_factory=list)
     requests: int = 0  # HTTP requests sent, retries and redirects included
     refused: int = 0  # requests the address guard refused before connecting
     seconds: float = 0.0
 
     def add(self, row: SiteRow) -> None:
-        self.sites += 1
-        self.documents += row.documents
-        self.actions += row.actions
-        self.flows += row.flows
-        self.errors += len(row.errors)
-        if row.changed:
-            self.changed_sites.append(row.host)
+        self._tally(row, 1)
         self.per_site.append(row)
+
+    def stored_later(self, row: SiteRow) -> None:
+        """A site spooled during this run and stored at its end: its row replaces the
+        ``store-unavailable`` one."""
+        self.replayed.append(row.host)
+        for i, old in enumerate(self.per_site):
+            if old.host == row.host and "store-unavailable" in old.errors:
+                self._tally(old, -1)
+                self._tally(row, 1)
+                self.per_site[i] = row
+                return
+
+    def _tally(self, row: SiteRow, sign: int) -> None:
+        self.sites += sign
+        self.documents += sign * row.documents
+        self.actions += sign * row.actions
+        self.flows += sign * row.flows
+        self.errors += sign * len(row.errors)
+        if row.changed and sign > 0:
+            self.changed_sites.append(row.host)
 
     def totals(self) -> dict[str, Any]:
         """The summary without per-site rows: what a crawl run records and progress reports."""
@@ -73,21 +92,30 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
+    store = StorePipeline.from_settings(settings)
+    summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
     spider_args = {"targets": targets, "max_pages": max_pages,
                    "validators": stored_validators(engine, hosts),
                    "states": load_states(engine, hosts)}
     try:
         _crawl(spider_args, scrapy_settings(settings, policy, log_level, delay), summary, progress)
         _report_unfinished(hosts, summary)
+        for row in store.replay():  # spooled while the database was away, if it is back
+            summary.stored_later(row)
         status = "finished"
     finally:
         summary.seconds = round(time.monotonic() - started, 3)
         # Each site's diagnostic codes ride along, so a run records every refusal it met.
         codes = {row.host: row.errors for row in summary.per_site if row.errors}
-        with transaction(engine) as session:
-            finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
-                       status=status)
+        try:
+            with transaction(engine) as session:
+                finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
+                           status=status)
+        except DB_AWAY as exc:  # what the crawl found is stored or spooled; only the run's
+            logger.warning("crawl run %s not recorded, database unavailable: %s",  # record
+                           run_id, str(exc).splitlines()[0][:200])  # is missing
         engine.dispose()
+        store.close_spider()
     return summary
 
 

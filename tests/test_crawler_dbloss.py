@@ -1,0 +1,133 @@
+"""The database goes away mid-crawl (RELIABILITY.md 1.6, 37): a site stored while PostgreSQL
+is unreachable is spooled, not lost, and promoted when the database is back; nothing is ever
+half-written; an outdated spooled crawl never overwrites a newer one."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.engine import make_url
+
+from crawler.pipelines import StorePipeline
+from crawler.sitestate import SiteResult
+from crawler.spool import Spool
+from registry.config import Settings
+from registry.db import make_engine, migrate, transaction
+from registry.models import ActionRow, Site
+from registry.schemas import RawDocument
+from tests.hostile.dbproxy import CuttableProxy
+from tests.hostile.run import crawl
+from tests.hostile.server import LoopbackWeb, Reply, json_reply
+from tests.hostile.server import Site as WebSite
+from tests.hostile.styles import agent_actions
+
+pytestmark = pytest.mark.timeout(300)
+MANIFEST = "/.well-known/agent-actions.json"
+
+
+def _manifest(name: str, n: int = 3) -> bytes:
+    data = json.loads(agent_actions(name))
+    data["actions"] = [{**data["actions"][0], "name": f"{name}_{i}"} for i in range(n)]
+    return json.dumps(data).encode()
+
+
+def _after_restore(proxy: CuttableProxy) -> Iterator[bytes]:
+    """A manifest served once the database is back (or after 2.5 s, within its 3 s timeout),
+    so the crawl outlasts the outage and its end can store what was spooled."""
+    proxy.restored.wait(2.5)
+    time.sleep(0.3)
+    yield _manifest("late")
+
+
+def _outage_starts(proxy: CuttableProxy, spool: Path) -> Iterator[bytes]:
+    """A manifest reply that cuts the database as it is served; the database comes back once
+    the crawler has spooled a site (its one retry failed too), or after 60 s."""
+
+    def restore_when_spooled() -> None:
+        deadline = time.monotonic() + 60
+        while not list(spool.glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proxy.restore()
+
+    proxy.cut()
+    threading.Thread(target=restore_when_spooled, daemon=True).start()
+    yield _manifest("during")
+
+
+@pytest.fixture
+def pg_via_proxy(empty_pg_url: str) -> Iterator[tuple[str, CuttableProxy]]:
+    url = make_url(empty_pg_url)
+    with CuttableProxy((url.host or "127.0.0.1", url.port or 5432)) as proxy:
+        yield url.set(port=proxy.port).render_as_string(hide_password=False), proxy
+
+
+def test_a_site_stored_during_an_outage_is_spooled_then_promoted(
+    tmp_path: Path, pg_via_proxy: tuple[str, CuttableProxy],
+) -> None:
+    db_url, proxy = pg_via_proxy
+    engine = make_engine(Settings(data_dir=tmp_path, database_url=db_url))
+    migrate(engine)
+    engine.dispose()
+    sites = {
+        "before.test": WebSite({MANIFEST: json_reply(_manifest("before"))}),
+        "during.test": WebSite({MANIFEST: Reply(
+            body=lambda: _outage_starts(proxy, tmp_path / "spool"),
+            headers={"Content-Type": "application/json"})}),
+        "late.test": WebSite({MANIFEST: Reply(body=lambda: _after_restore(proxy),
+                                              headers={"Content-Type": "application/json"})}),
+    }
+    with LoopbackWeb(sites) as web:
+        summary = crawl(tmp_path, web, *(web.url(h) for h in sites),
+                        env={"ACTIONDEX_DATABASE_URL": db_url})
+
+    assert proxy.refused > 0  # the database really was away for somebody
+    # Which site met the outage depends on timing (the one being stored as it began); it
+    # was spooled and stored from the spool at the end of the run.
+    assert summary["replayed"], summary
+    assert all(not row["errors"] for row in summary["per_site"].values()), summary["per_site"]
+    engine = create_engine(db_url)
+    with engine.connect() as conn:
+        stored = {host: n for host, n in conn.execute(
+            select(Site.host, func.count(ActionRow.id)).join_from(Site, ActionRow)
+            .group_by(Site.host))}
+    engine.dispose()
+    assert stored == {"before.test": 3, "during.test": 3, "late.test": 3}
+    assert Spool(tmp_path / "spool").waiting() == []
+
+
+def _result(host: str, names: list[str]) -> SiteResult:
+    body = json.dumps({"schema": "agent-actions/0.1",
+                       "actions": [{"name": n, "path": f"/{n}"} for n in names]}).encode()
+    return SiteResult(host=host, origin=f"https://{host}", documents=[
+        RawDocument(url=f"https://{host}{MANIFEST}", body=body,
+                    content_type="application/json")])
+
+
+def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    engine = make_engine(settings)
+    migrate(engine)
+    engine.dispose()
+    store = StorePipeline.from_settings(settings)
+    store.spool.put(_result("shop.test", ["old_action"]))  # spooled first...
+    (store.spool.folder / f"{time.time_ns()}-broken.test.json").write_text("{not json")
+    time.sleep(0.01)
+    assert store.promote(_result("shop.test", ["new_action"])).changed  # ...then a newer crawl
+    store.spool.put(_result("cafe.test", ["eclair"]))
+
+    rows = store.replay()
+
+    assert [(r.host, r.errors) for r in rows] == [("shop.test", ["spool-outdated"]),
+                                                  ("cafe.test", [])]
+    with transaction(store.engine) as session:
+        names = dict(session.execute(select(ActionRow.name, Site.host).join(Site)).all())
+    assert names == {"new_action": "shop.test", "eclair": "cafe.test"}, names
+    assert store.spool.waiting() == []
+    assert [p.suffix for p in store.spool.folder.iterdir()] == [".bad"]
+    store.close_spider()
