@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api.errors import install_error_handlers
+from api.ratelimit import RateLimit
 from api.routes import find, health, validate
 from registry.config import Settings, get_settings
 from registry.index import ActionIndex
@@ -27,6 +28,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.state.settings = settings
     app.state.index = index
     install_error_handlers(app)
+    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)

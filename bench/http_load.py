@@ -46,7 +46,9 @@ def free_port() -> int:
 
 def start_server(data_dir: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir))
+    # wrk is one client asking as fast as it can: the per-client rate limit would measure
+    # itself, so it is off here (RELIABILITY.md 32's abuse case is tests/test_ratelimit.py).
+    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_RATE_LIMIT="0")
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app",
            "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
            "--log-level", "warning", "--no-access-log"]
