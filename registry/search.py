@@ -92,12 +92,31 @@ def term_parts(terms: dict[str, float]) -> dict[tuple[str, str], tuple[float, ta
     return parts
 
 
-def _useful(searcher: tantivy.Searcher, terms: dict[str, float]) -> tuple[dict, set[str]]:
+def _useful(
+    searcher: tantivy.Searcher, terms: dict[str, float], freq: dict[tuple[str, str], int]
+) -> tuple[dict, set[str]]:
     """The terms worth scoring, and which of them are common (in more documents than
-    COMMON_SHARE of them, and more than CHEAP_POSTINGS)."""
+    COMMON_SHARE of them, and more than CHEAP_POSTINGS). Fills ``freq`` (doc_freq by
+    (term, field)) for ``_live``."""
     limit = max(COMMON_SHARE * searcher.num_docs, CHEAP_POSTINGS)
-    common = {t for t in terms if searcher.doc_freq("all", t) > limit}
+    for t in terms:
+        freq[(t, "all")] = searcher.doc_freq("all", t)
+    common = {t for t in terms if freq[(t, "all")] > limit}
     return {t: w for t, w in terms.items() if w == 1.0 or t not in common}, common
+
+
+def _live(
+    searcher: tantivy.Searcher,
+    parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
+    freq: dict[tuple[str, str], int],
+) -> dict[tuple[str, str], tuple[float, tantivy.Query]]:
+    """``parts`` without the (term, field) pairs no document holds. They add nothing to any
+    score, and one left among the rare terms would count as a rare word of the query: a
+    synonym no action uses ("lookup") made "search printer paper" at 1M actions require
+    it beside its common words, and so match nothing."""
+    for term, name in parts.keys() - freq.keys():
+        freq[(term, name)] = searcher.doc_freq(name, term)
+    return {key: part for key, part in parts.items() if freq[key] > 0}
 
 
 def _any_of(field_name: str, values: Sequence[str]) -> tantivy.Query:
@@ -164,8 +183,9 @@ def search(
     words = query_words(q)
     if words:
         searcher = index.searcher()
-        terms, common = _useful(searcher, weighted_terms(words))
-        parts = term_parts(terms)
+        freq: dict[tuple[str, str], int] = {}
+        terms, common = _useful(searcher, weighted_terms(words), freq)
+        parts = _live(searcher, term_parts(terms), freq)
         query = build_query(parts, filters, common)
         cap = per_site if len(filters.sites) == 0 else 0  # one site asked for: no cap
         fetch = 2 * (offset + limit) + 10

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
+from registry import search as search_module
 from registry.index import ActionIndex
 from registry.index_docs import domains, name_text, with_parts
 from registry.index_text import EXPANSION_WEIGHT, query_words, weighted_terms
@@ -165,3 +166,15 @@ def test_lean_json_equals_the_public_model(index: ActionIndex) -> None:
         public = find(index, q).public()
         lean.pop("took_ms"), public.pop("took_ms")
         assert lean == public
+
+
+def test_a_synonym_no_action_uses_is_not_a_rare_word(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 1M actions "search printer paper" matched nothing: its words were all common, and
+    the synonyms of "search" that no action uses ("lookup") counted as the rare words every
+    result must hold."""
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.01)  # every word held is common
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    assert names(index, "search printer paper")[0] == "searchProducts"
+
