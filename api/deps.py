@@ -9,7 +9,8 @@ from fastapi import Depends, Request
 from registry.index import ActionIndex
 
 
-def get_index(request: Request) -> ActionIndex:
+async def get_index(request: Request) -> ActionIndex:
+    # ``async``: FastAPI would run a plain function in its thread pool, one more hop per request.
     return request.app.state.index  # type: ignore[no-any-return]
 
 

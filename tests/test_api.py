@@ -147,3 +147,15 @@ def test_lifespan_opens_the_index_from_settings(tmp_path: Path) -> None:
     with TestClient(create_app(settings)) as fresh:
         assert fresh.get("/healthz").json()["actions"] == 0
     assert (settings.index_path / "current").is_symlink()
+
+
+def test_find_runs_in_the_thread_pool() -> None:
+    # One process serves concurrent requests (actiondex serve): /find must not hold the event
+    # loop while tantivy searches, so it is a plain function FastAPI runs in its threads.
+    import inspect
+
+    from api.deps import get_index
+    from api.routes.find import find_actions
+
+    assert not inspect.iscoroutinefunction(find_actions)
+    assert inspect.iscoroutinefunction(get_index)  # no thread hop just to read app.state
