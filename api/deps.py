@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import anyio
 from fastapi import Depends, Request
 
 from registry.index import ActionIndex
@@ -15,3 +16,10 @@ async def get_index(request: Request) -> ActionIndex:
 
 
 IndexDep = Annotated[ActionIndex, Depends(get_index)]
+
+
+async def get_search_threads(request: Request) -> anyio.CapacityLimiter:
+    return request.app.state.search_threads  # type: ignore[no-any-return]
+
+
+SearchThreadsDep = Annotated[anyio.CapacityLimiter, Depends(get_search_threads)]

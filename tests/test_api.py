@@ -149,13 +149,13 @@ def test_lifespan_opens_the_index_from_settings(tmp_path: Path) -> None:
     assert (settings.index_path / "current").is_symlink()
 
 
-def test_find_runs_in_the_thread_pool() -> None:
-    # One process serves concurrent requests (actiondex serve): /find must not hold the event
-    # loop while tantivy searches, so it is a plain function FastAPI runs in its threads.
-    import inspect
 
-    from api.deps import get_index
-    from api.routes.find import find_actions
+def test_find_searches_in_threads_one_per_core(client: TestClient) -> None:
+    # actiondex serve is one process: /find searches in threads (tantivy releases the GIL),
+    # as many at once as there are cores, apart from the pool /validate's fetches use.
+    from api.app import SEARCH_THREADS
 
-    assert not inspect.iscoroutinefunction(find_actions)
-    assert inspect.iscoroutinefunction(get_index)  # no thread hop just to read app.state
+    limiter = client.app.state.search_threads  # type: ignore[attr-defined]
+    assert limiter.total_tokens == SEARCH_THREADS >= 1
+    bodies = [client.get("/find", params={"q": "add to cart"}).json() for _ in range(3)]
+    assert limiter.borrowed_tokens == 0 and bodies[0]["results"]
