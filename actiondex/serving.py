@@ -17,11 +17,12 @@ from registry.db import transaction
 from registry.index import ActionIndex
 
 SYNC_EVERY_S = 5.0
-# One process serves every request: /find runs in the thread pool and tantivy releases the GIL
-# while it searches, so searches use every core; worker processes would each count the index
-# pages they touch in their resident memory (README, "HTTP API"). A thread coming back from
-# tantivy waits for the GIL up to this interval while the event loop runs Python; 1 ms
-# instead of CPython's 5 ms served 25% more requests at concurrency 16 (1M actions).
+# One process serves every request: /find searches in threads (api.app.SEARCH_THREADS) and
+# tantivy releases the GIL while it searches, so searches use every core; worker processes
+# would each count the index pages they touch in their resident memory (README, "HTTP API").
+# A thread coming back from tantivy waits for the GIL up to this interval while the event
+# loop runs Python; 1 ms instead of CPython's 5 ms served 25% more requests at concurrency 16
+# (1M actions).
 GIL_SWITCH_S = 0.001
 
 

@@ -78,7 +78,7 @@ async def find_actions(  # noqa: PLR0913 - one argument per documented query par
     fetches never hold it up): tantivy releases the GIL while it searches (two threads answer
     1.7x the queries of one on 2 cores), so one process serves concurrent requests on every
     core. Worker processes would each count the index pages they touch in their resident
-    memory (one process per core: 570 MB RSS at 1M actions; one with threads: about 310 MB).
+    memory (one process per core: 568 MB RSS at 1M actions; one with threads: about 300 MB).
     """
     filters = Filters(effects=effect or (), types=type or (), sites=site or (),
                       formats=format or (), methods=method or (), auths=auth or (),
