@@ -4,9 +4,10 @@
 
 For each size, on a seeded synthetic corpus (bench.synthetic): promote_site into SQLite, a
 full ActionIndex.rebuild, ``search`` + ``page_json`` in-process (the work GET /find does), then
-the real API (uvicorn, --workers processes on the same index) under wrk at concurrency 1 and
-16, and rank-bm25's BM25Okapi over name + description on the same corpus as the baseline row
-(at 1M it needs ~1.5 GB and ~1 s a query, so only a handful are timed). Prints a table.
+the real API (``actiondex serve``: one process, searches in threads) under wrk at concurrency
+1 and 16, and rank-bm25's BM25Okapi over name + description on the same corpus as the
+baseline row (at 1M it needs ~1.5 GB and ~1 s a query, so only a handful are timed). Prints a
+table, and where the API's resident memory is.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.http_load import Load, memory_mb, start_server, wrk
+from bench.http_load import Load, memory_mb, memory_parts_mb, start_server, wrk
 from bench.synthetic import manifests, queries
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
@@ -75,12 +76,12 @@ def baseline(texts: list[str], qs: list[str]) -> tuple[float, list[float]]:
 
 
 def http(
-    settings: Settings, qs: list[str], workers: int, seconds: int
-) -> tuple[list[Load], tuple[float, float]]:
-    server, port = start_server(settings.data_dir, workers)
+    settings: Settings, qs: list[str], seconds: int
+) -> tuple[list[Load], tuple[float, float], dict[str, float]]:
+    server, port = start_server(settings.data_dir, settings.database_url)
     try:
         loads = [wrk(port, qs, c, seconds) for c in (1, 16)]
-        return loads, memory_mb(server.pid)
+        return loads, memory_mb(server.pid), memory_parts_mb(server.pid)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -104,7 +105,7 @@ def stored(settings: Settings, n: int, cache: Path | None) -> tuple[float | None
     return None, corpus_texts(n)
 
 
-def run(n: int, n_queries: int, workers: int, seconds: int, cache: Path | None) -> list[str]:
+def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{(cache / f'synthetic-{n}.db').resolve()}" if cache else ""
         settings = Settings(data_dir=Path(tmp), database_url=url)
@@ -116,7 +117,7 @@ def run(n: int, n_queries: int, workers: int, seconds: int, cache: Path | None) 
         index = ActionIndex.open(settings.index_path)
         qs = queries(n_queries)
         ours = time_queries(lambda q: page_json(search(index, q, limit=10)), qs)
-        loads, (rss, pss) = http(settings, qs, workers, seconds)
+        loads, (rss, pss), parts = http(settings, qs, seconds)
     gc.collect()  # before rank-bm25 takes its share of memory
     base_build_s, base = baseline(texts, qs)
     p50, p99 = percentiles(ours)
@@ -129,6 +130,7 @@ def run(n: int, n_queries: int, workers: int, seconds: int, cache: Path | None) 
         f"{c16.p99_ms:>8.2f}{c16.rps:>8,.0f}{rss:>7,.0f}{pss:>7,.0f}{b50 / p50:>8,.0f}x",
         f"{n:>9,} {'rank-bm25':<10}{'-':>9}{n / base_build_s:>10,.0f}{b50:>8.1f}{b99:>8.1f}"
         f"{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>7}{'-':>7}{'1':>8}x",
+        f"{n:>9,} API RSS by mapping: " + ", ".join(f"{k} {v:,.0f} MB" for k, v in parts.items()),
     ]
 
 
@@ -141,21 +143,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration per concurrency")
     parser.add_argument("--cache", type=Path, metavar="DIR",
                         help="keep each size's ingested SQLite store in DIR and reuse it in "
                         "later runs (their ingest rate then reads 'cached')")
     args = parser.parse_args()
-    rows = []
+    rows, notes = [], []
     for n in args.actions:
-        rows += run(n, args.queries, args.workers, args.seconds, args.cache)
-        print(rows[-2], flush=True)
-    print(f"\nsynthetic corpus, {args.queries} queries, API: uvicorn --workers {args.workers}, "
-          "wrk on loopback;\ntimes in ms; RSS/PSS: all API processes together; "
-          "speed-up: rank-bm25 p50 / actiondex p50")
+        out = run(n, args.queries, args.seconds, args.cache)
+        print(out[0], flush=True)
+        rows += out[:2]
+        notes.append(out[2])
+    print(f"\nsynthetic corpus, {args.queries} queries, API: actiondex serve (one process, "
+          "searches in threads), wrk on loopback;\ntimes in ms; RSS/PSS: all API processes "
+          "together; speed-up: rank-bm25 p50 / actiondex p50")
     print(HEADER)
     print("\n".join(rows))
+    print("\n".join(notes))
 
 
 if __name__ == "__main__":

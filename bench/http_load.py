@@ -1,7 +1,7 @@
-"""HTTP /find under load: the real server (uvicorn, N worker processes) and wrk, on loopback.
+"""HTTP /find under load: the real server (``actiondex serve``) and wrk, on loopback.
 
-Each worker opens the same on-disk index read-only. wrk cycles through the queries with a
-small Lua script and stops by itself after ``seconds``.
+The server is started exactly as a deployment runs it: one process, searches in its threads.
+wrk cycles through the queries with a small Lua script and stops by itself after ``seconds``.
 """
 
 from __future__ import annotations
@@ -44,15 +44,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(data_dir: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(data_dir: Path, database_url: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     # wrk is one client asking as fast as it can: the per-client rate limit would measure
     # itself, so it is off here (RELIABILITY.md 32's abuse case is tests/test_ratelimit.py).
-    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_RATE_LIMIT="0")
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app",
-           "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-           "--log-level", "warning", "--no-access-log"]
-    server = subprocess.Popen(cmd, env=env)
+    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
+               ACTIONDEX_RATE_LIMIT="0")
+    cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -64,16 +63,36 @@ def start_server(data_dir: Path, workers: int) -> tuple[subprocess.Popen[bytes],
     raise RuntimeError("the API server did not answer within 60 s")
 
 
+def _processes(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [pid] + [q for child in children for q in _processes(int(child))]
+
+
 def memory_mb(pid: int) -> tuple[float, float]:
-    """RSS and PSS of the server and its worker processes together. RSS counts the index
-    pages the workers share (mmapped files) once per worker; PSS splits them between them."""
-    pids = [pid] + [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    """RSS and PSS of the server and any processes it started, together. RSS counts mapped
+    index pages once per process that touched them; PSS splits shared pages between them."""
     rss = pss = 0
-    for p in pids:
+    for p in _processes(pid):
         rollup = Path(f"/proc/{p}/smaps_rollup").read_text()
         rss += int(re.search(r"^Rss:\s+(\d+)", rollup, re.M).group(1))  # type: ignore[union-attr]
         pss += int(re.search(r"^Pss:\s+(\d+)", rollup, re.M).group(1))  # type: ignore[union-attr]
     return rss / 1024, pss / 1024
+
+
+def memory_parts_mb(pid: int) -> dict[str, float]:
+    """Where the server's resident memory is, by mapping: the index files, other files
+    (Python, libraries), anonymous memory (heaps, stacks), summed over its processes."""
+    parts: dict[str, float] = {}
+    for p in _processes(pid):
+        name = "anonymous"
+        for line in Path(f"/proc/{p}/smaps").read_text().splitlines():
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                path = line.split(maxsplit=5)[5] if len(line.split()) > 5 else ""
+                name = ("index files" if "/index/" in path else
+                        "other files" if path.startswith("/") else "anonymous")
+            elif line.startswith("Rss:"):
+                parts[name] = parts.get(name, 0.0) + int(line.split()[1]) / 1024
+    return parts
 
 
 def _ms(text: str) -> float:

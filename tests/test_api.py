@@ -147,3 +147,15 @@ def test_lifespan_opens_the_index_from_settings(tmp_path: Path) -> None:
     with TestClient(create_app(settings)) as fresh:
         assert fresh.get("/healthz").json()["actions"] == 0
     assert (settings.index_path / "current").is_symlink()
+
+
+
+def test_find_searches_in_threads_one_per_core(client: TestClient) -> None:
+    # actiondex serve is one process: /find searches in threads (tantivy releases the GIL),
+    # as many at once as there are cores, apart from the pool /validate's fetches use.
+    from api.app import SEARCH_THREADS
+
+    limiter = client.app.state.search_threads  # type: ignore[attr-defined]
+    assert limiter.total_tokens == SEARCH_THREADS >= 1
+    bodies = [client.get("/find", params={"q": "add to cart"}).json() for _ in range(3)]
+    assert limiter.borrowed_tokens == 0 and bodies[0]["results"]

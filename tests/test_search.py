@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 from sqlalchemy.orm import Session
+from tantivy import Occur, Query
 
+from registry import search as search_module
 from registry.index import ActionIndex
 from registry.index_docs import domains, name_text, with_parts
 from registry.index_text import EXPANSION_WEIGHT, query_words, weighted_terms
@@ -165,3 +167,34 @@ def test_lean_json_equals_the_public_model(index: ActionIndex) -> None:
         public = find(index, q).public()
         lean.pop("took_ms"), public.pop("took_ms")
         assert lean == public
+
+
+def test_a_synonym_no_action_uses_is_not_a_rare_word(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 1M actions "search printer paper" matched nothing: its words were all common, and
+    the synonyms of "search" that no action uses ("lookup") counted as the rare words every
+    result must hold."""
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.01)  # every word held is common
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    assert names(index, "search printer paper")[0] == "searchProducts"
+
+
+def test_common_words_add_to_the_score_as_one_flat_query_would(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "book" and "table" are in half of this index: common; "hire" and "bike" are rare.
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.2)
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    searcher, freq = index.searcher(), {}
+    terms, common = search_module._useful(searcher, weighted_terms(query_words(
+        "book a table or hire a bike")), freq)
+    parts = search_module._live(searcher, search_module.term_parts(terms), freq)
+    assert {"book", "tabl"} <= common and {"hire", "bike"} - common == {"hire", "bike"}
+    rare = [(Occur.Should, q) for (t, _), (_, q) in parts.items() if t not in common]
+    flat = Query.boolean_query([(Occur.Must, Query.boolean_query(rare)), *[
+        (Occur.Should, q) for (t, _), (_, q) in parts.items() if t in common]])
+    chained = search_module.build_query(parts, Filters(cross_origin=True), common)
+    want, got = (searcher.search(q, 20, count=False).hits for q in (flat, chained))
+    assert [a.doc for _, a in got] == [a.doc for _, a in want] and len(want) > 1
+    assert [s for s, _ in got] == pytest.approx([s for s, _ in want], rel=1e-6)
