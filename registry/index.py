@@ -22,7 +22,7 @@ import tantivy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.index_docs import SCHEMA, SCHEMA_VERSION
+from registry.index_docs import SCHEMA
 from registry.index_files import (
     current_target,
     generation_number,
@@ -32,6 +32,7 @@ from registry.index_files import (
     swap_current,
     write_state,
 )
+from registry.index_parts import INDEX_VERSION
 from registry.index_rows import site_documents
 from registry.index_text import register
 from registry.models import Site
@@ -77,7 +78,7 @@ class ActionIndex:
         if target is None or not _usable(root / target):
             folder = new_generation(root)
             tantivy.Index(SCHEMA, path=str(folder))
-            write_state(folder, {"schema": SCHEMA_VERSION, "sites": {}})
+            write_state(folder, {"schema": INDEX_VERSION, "sites": {}})
             swap_current(root, folder)
         return cls(root)
 
@@ -160,7 +161,7 @@ class ActionIndex:
 
 def _usable(folder: Path) -> bool:
     return (
-        read_state(folder).get("schema") == SCHEMA_VERSION
+        read_state(folder).get("schema") == INDEX_VERSION
         and tantivy.Index.exists(str(folder))
     )
 
@@ -172,13 +173,13 @@ def _site_versions(session: Session) -> dict[str, int]:
 
 
 def _save_state(folder: Path, sites: dict[str, int]) -> None:
-    write_state(folder, {"schema": SCHEMA_VERSION, "sites": sites})
+    write_state(folder, {"schema": INDEX_VERSION, "sites": sites})
 
 
 def _write(
     index: tantivy.Index,
     delete_hosts: Sequence[str],
-    docs: Iterable[tantivy.Document],
+    docs: Iterable[str],
     heap: int = WRITER_HEAP,
     threads: int = 1,
 ) -> int:
@@ -192,7 +193,7 @@ def _write(
         for host in delete_hosts:
             writer.delete_documents_by_term("site", host)
         for doc in docs:
-            writer.add_document(doc)
+            writer.add_json(doc)
             added += 1
         writer.commit()
     except BaseException:

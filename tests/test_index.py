@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 
 import registry.index as index_module
 from registry.index import ActionIndex, IndexBusy
-from registry.index_docs import type_words
 from registry.index_files import read_state, write_state
+from registry.index_text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import stable_id
 from registry.search import find
