@@ -105,7 +105,8 @@ class ActionRow(Base):
     same_origin: Mapped[bool] = mapped_column(default=True)
     # The action's own part of its index document (registry.index_parts), worked out when it
     # is stored so an index build only streams it; derived, like the index. Rows whose
-    # index_version is not the code's (or NULL) are worked out again at build time.
+    # index_version is not the code's (or NULL) are worked out again at build time. Code that
+    # changes a stored row must call registry.store.with_index_parts again.
     index_fields: Mapped[str | None] = mapped_column(Text)
     index_text: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[str | None] = mapped_column(Text)
