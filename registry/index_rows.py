@@ -37,7 +37,8 @@ def _columns(table: Any, names: str) -> list[Any]:
             for n in names.split()]
 
 
-_STORED_COLUMNS = _columns(ActionRow.__table__, "site_id name index_fields index_text payload")
+_STORED_COLUMNS = _columns(ActionRow.__table__,
+                           "site_id name index_version index_fields index_text payload")
 _ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description type effect "
                            "method endpoint input_schema auth same_origin")
 _FLOW_COLUMNS = _columns(FlowRow.__table__, "id site_id name title description effect "
@@ -66,18 +67,25 @@ def _action_parts(
     """(site id, action name, its own part) of every action of ``sites``: as stored where
     it is current, else worked out from its columns."""
     in_sites = ActionRow.site_id.in_(sites)
+    # In the order of the (site_id, name) index: no sort of the batch's rows (2x slower).
+    in_order = (ActionRow.site_id, ActionRow.name)
+    stale = False
+    stored = conn.execute(select(*_STORED_COLUMNS).where(in_sites).order_by(*in_order))
+    for site_id, name, version, fields, text, payload in stored:
+        if version == INDEX_VERSION:
+            yield site_id, name, ActionParts(fields, text, payload)
+        else:
+            stale = True
+    if not stale:  # the usual case: no second pass over the batch's rows
+        return
     current = ActionRow.index_version == INDEX_VERSION
-    stored = conn.execute(select(*_STORED_COLUMNS).where(in_sites, current)
-                          .order_by(ActionRow.id))
-    for site_id, name, fields, text, payload in stored:
-        yield site_id, name, ActionParts(fields, text, payload)
-    stale = conn.execute(
+    rows = conn.execute(
         select(*_ACTION_COLUMNS, Document.url, Document.format)
         .join(Document, ActionRow.document_id == Document.id)
         .where(in_sites, or_(ActionRow.index_version.is_(None), ~current))
-        .order_by(ActionRow.id)
+        .order_by(*in_order)
     )
-    for row in stale:
+    for row in rows:
         parts = action_parts(row, row.input_schema, sites[row.site_id].host,
                              _source(row.url, row.format))
         yield row.site_id, row.name, parts
