@@ -11,10 +11,12 @@ commits made by another process are picked up by tantivy's meta.json watcher wit
 
 from __future__ import annotations
 
+import gc
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,8 +135,9 @@ class ActionIndex:
         try:
             index = register(tantivy.Index(SCHEMA, path=str(folder)))
             versions = _site_versions(session)
-            docs = _write(index, [], site_documents(session, sorted(versions)),
-                          REBUILD_HEAP, REBUILD_THREADS)
+            with _collector_paused():
+                docs = _write(index, [], site_documents(session, sorted(versions)),
+                              REBUILD_HEAP, REBUILD_THREADS)
             _save_state(folder, versions)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -157,6 +160,19 @@ class ActionIndex:
             except (OSError, ValueError):
                 return
             self._index, self._target = index, target
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for a rebuild: its millions of short-lived rows and
+    strings make no cycles, yet set off a collection every 700 objects (~5% of a build)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _usable(folder: Path) -> bool:
