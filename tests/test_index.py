@@ -26,7 +26,13 @@ from registry.index_text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
 from registry.search import find, search
-from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
+from registry.service import (
+    NormalisedDocument,
+    SiteUpdate,
+    content_hash,
+    promote_site,
+    refresh_index_parts,
+)
 from registry.store import utcnow
 
 
@@ -133,6 +139,16 @@ def test_stored_index_parts_make_the_documents_a_build_would(session: Session) -
     session.execute(update(ActionRow).values(index_version=INDEX_VERSION - 1,
                                              index_text="stale", payload="{}"))
     assert documents(session, "parts.example") == stored
+
+
+def test_refreshing_index_parts_stores_what_builds_work_out(session: Session) -> None:
+    shop_and_news(session)  # rows written directly: no index parts
+    promote_shop(session)  # rows with parts
+    before = {h: documents(session, h) for h in ("shop.example", "parts.example")}
+    assert refresh_index_parts(session, batch=2) == 7  # only the rows without parts
+    assert session.query(ActionRow).filter(ActionRow.index_version != INDEX_VERSION).count() == 0
+    assert {h: documents(session, h) for h in before} == before
+    assert refresh_index_parts(session) == 0
 
 
 def test_stored_only_fields_have_no_terms(index: ActionIndex) -> None:
