@@ -22,7 +22,8 @@ from registry.urls import split_identifier
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
-# another version are recomputed by every build until the action is stored again.
+# another version are worked out again by every build until the action is stored again or
+# registry.service.refresh_index_parts runs.
 INDEX_VERSION = 5
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
