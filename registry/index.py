@@ -11,10 +11,12 @@ commits made by another process are picked up by tantivy's meta.json watcher wit
 
 from __future__ import annotations
 
+import gc
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +24,7 @@ import tantivy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.index_docs import SCHEMA, SCHEMA_VERSION
+from registry.index_docs import SCHEMA
 from registry.index_files import (
     current_target,
     generation_number,
@@ -32,6 +34,7 @@ from registry.index_files import (
     swap_current,
     write_state,
 )
+from registry.index_parts import INDEX_VERSION
 from registry.index_rows import site_documents
 from registry.index_text import register
 from registry.models import Site
@@ -77,7 +80,7 @@ class ActionIndex:
         if target is None or not _usable(root / target):
             folder = new_generation(root)
             tantivy.Index(SCHEMA, path=str(folder))
-            write_state(folder, {"schema": SCHEMA_VERSION, "sites": {}})
+            write_state(folder, {"schema": INDEX_VERSION, "sites": {}})
             swap_current(root, folder)
         return cls(root)
 
@@ -132,8 +135,9 @@ class ActionIndex:
         try:
             index = register(tantivy.Index(SCHEMA, path=str(folder)))
             versions = _site_versions(session)
-            docs = _write(index, [], site_documents(session, sorted(versions)),
-                          REBUILD_HEAP, REBUILD_THREADS)
+            with _collector_paused():
+                docs = _write(index, [], site_documents(session, sorted(versions)),
+                              REBUILD_HEAP, REBUILD_THREADS)
             _save_state(folder, versions)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -158,9 +162,22 @@ class ActionIndex:
             self._index, self._target = index, target
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for a rebuild: its millions of short-lived rows and
+    strings make no cycles, yet keep setting off collections (~4% of a 1M build's CPU)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def _usable(folder: Path) -> bool:
     return (
-        read_state(folder).get("schema") == SCHEMA_VERSION
+        read_state(folder).get("schema") == INDEX_VERSION
         and tantivy.Index.exists(str(folder))
     )
 
@@ -172,13 +189,13 @@ def _site_versions(session: Session) -> dict[str, int]:
 
 
 def _save_state(folder: Path, sites: dict[str, int]) -> None:
-    write_state(folder, {"schema": SCHEMA_VERSION, "sites": sites})
+    write_state(folder, {"schema": INDEX_VERSION, "sites": sites})
 
 
 def _write(
     index: tantivy.Index,
     delete_hosts: Sequence[str],
-    docs: Iterable[tantivy.Document],
+    docs: Iterable[str],
     heap: int = WRITER_HEAP,
     threads: int = 1,
 ) -> int:
@@ -192,7 +209,7 @@ def _write(
         for host in delete_hosts:
             writer.delete_documents_by_term("site", host)
         for doc in docs:
-            writer.add_document(doc)
+            writer.add_json(doc)
             added += 1
         writer.commit()
     except BaseException:

@@ -16,6 +16,7 @@ import tantivy
 from registry.urls import split_identifier
 
 ANALYZER = "en_fold"
+NO_TERMS = "no_terms"  # for fields only stored (see _no_terms)
 MAX_TERMS = 32  # bounds the work one request can ask for, whatever the API lets through
 EXPANSION_WEIGHT = 0.35
 
@@ -85,9 +86,17 @@ def build_analyzer() -> tantivy.TextAnalyzer:
 
 
 def register(index: tantivy.Index) -> tantivy.Index:
-    """Every Index object needs the analyzer before it is written to or queried."""
+    """Every Index object needs the analyzers before it is written to or queried."""
     index.register_tokenizer(ANALYZER, build_analyzer())
+    index.register_tokenizer(NO_TERMS, _no_terms())
     return index
+
+
+def _no_terms() -> tantivy.TextAnalyzer:
+    # tantivy-py cannot declare a text field stored but not indexed; a field analysed into no
+    # terms is one. Only tokens shorter than 0 bytes pass remove_long(0): none.
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw()).filter(
+        tantivy.Filter.remove_long(0)).build()
 
 
 _ANALYZER = build_analyzer()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
@@ -10,6 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from registry.index_parts import INDEX_VERSION, action_parts
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Manifest, stable_id
 
@@ -52,9 +54,20 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
             continue
         seen.add(action.name)
         ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#{action.name}")
-        data = action.model_dump()
-        rows.append(ActionRow(id=ident, site_id=site.id, document_id=doc.id, **data))
+        row = ActionRow(id=ident, site_id=site.id, document_id=doc.id, **action.model_dump())
+        with_index_parts(row, site.host, doc)
+        rows.append(row)
     return rows
+
+
+def with_index_parts(row: ActionRow, host: str, doc: Document) -> None:
+    """Fill the row's index columns (registry.index_parts): a rebuild then only streams them.
+    The schema text is what CAST(input_schema AS TEXT) reads back on SQLite."""
+    source = {"url": doc.url, "format": doc.format or "unknown"}
+    parts = action_parts(row, json.dumps(row.input_schema), host, source)
+    row.index_fields, row.index_text, row.payload = parts.index_fields, parts.index_text, \
+        parts.payload
+    row.index_version = INDEX_VERSION
 
 
 def flow_rows(site: Site, doc: Document, manifest: Manifest) -> list[FlowRow]:

@@ -6,22 +6,33 @@ Rows are written with the models directly: the index reads tables, not manifests
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 import tantivy
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 import registry.index as index_module
 from registry.index import ActionIndex, IndexBusy
-from registry.index_docs import type_words
 from registry.index_files import read_state, write_state
+from registry.index_parts import INDEX_VERSION
+from registry.index_rows import site_documents
+from registry.index_text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import stable_id
-from registry.search import find
+from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
+from registry.search import find, search
+from registry.service import (
+    NormalisedDocument,
+    SiteUpdate,
+    content_hash,
+    promote_site,
+    refresh_index_parts,
+)
 from registry.store import utcnow
 
 
@@ -91,6 +102,63 @@ def index(session: Session, tmp_path: Path) -> ActionIndex:
 
 def names(index: ActionIndex, q: str, **kw: Any) -> list[str]:
     return [r.name for r in find(index, q, **kw).results]
+
+
+def promote_shop(session: Session) -> None:
+    """A shop stored the way crawls store it: promote_site fills the actions' index parts."""
+    url = "https://parts.example/.well-known/agent-actions.json"
+    manifest = Manifest(site="parts.example", url=url, format="agent-actions",
+                        site_name="PaperWorld", site_description="Office supplies", actions=[
+        Action(name="searchProducts", title="Search the catalogue", type="SearchAction",
+               effect="read", method="GET", endpoint="https://parts.example/search",
+               description="Find printer paper and toner.",
+               input_schema={"type": "object", "properties": {
+                   "q": {"type": "string", "description": "words to look for"}}}),
+        Action(name="checkout", title="Checkout", effect="spend", method="POST", auth="oauth2",
+               endpoint="https://pay.example.net/checkout", same_origin=False),
+    ], flows=[Flow(name="buy", title="Buy a product", effect="spend",
+                   steps=[FlowStep(action="searchProducts"), FlowStep(action="checkout")])])
+    body = manifest.model_dump_json().encode()
+    raw = RawDocument(url=url, body=body, content_type="application/json")
+    promote_site(session, SiteUpdate("parts.example", "https://parts.example",
+                                     [NormalisedDocument(raw, manifest, content_hash(body))]))
+
+
+def documents(session: Session, host: str) -> list[dict[str, Any]]:
+    """The site's index documents, payloads decoded: JSON text may differ in key order (a
+    PostgreSQL JSONB schema reads back reordered), their meaning may not."""
+    docs = [json.loads(doc) for doc in site_documents(session, [host])]
+    return [d | {"payload": json.loads(base64.b64decode(d["payload"]))} for d in docs]
+
+
+def test_stored_index_parts_make_the_documents_a_build_would(session: Session) -> None:
+    promote_shop(session)
+    stored = documents(session, "parts.example")
+    assert len(stored) == 3 and "buy a product" in stored[-1]["all"].lower()  # flow title
+    # Parts stored under another version are not used: the build works them out again.
+    session.execute(update(ActionRow).values(index_version=INDEX_VERSION - 1,
+                                             index_text="stale", payload="{}"))
+    assert documents(session, "parts.example") == stored
+
+
+def test_refreshing_index_parts_stores_what_builds_work_out(session: Session) -> None:
+    shop_and_news(session)  # rows written directly: no index parts
+    promote_shop(session)  # rows with parts
+    before = {h: documents(session, h) for h in ("shop.example", "parts.example")}
+    assert refresh_index_parts(session, batch=2) == 7  # only the rows without parts
+    assert session.query(ActionRow).filter(ActionRow.index_version != INDEX_VERSION).count() == 0
+    assert {h: documents(session, h) for h in before} == before
+    assert refresh_index_parts(session) == 0
+
+
+def test_stored_only_fields_have_no_terms(index: ActionIndex) -> None:
+    searcher = index.searcher()
+    assert searcher.doc_freq("key", "add_to_cart") == 0  # no query asks for a key
+    assert searcher.doc_freq("site", "shop.example") == 4  # deleting a site's documents does
+    [hit] = search(index, "add to cart", limit=1).hits
+    assert (hit.key, hit.site) == ("add_to_cart", "shop.example")
+    assert [s for h in search(index, "buy a product").hits for s in h.steps][:1] == [
+        "searchProducts"]
 
 
 def test_open_creates_an_empty_generation(tmp_path: Path) -> None:

@@ -1,0 +1,132 @@
+"""An action's own part of its index document, worked out once, when the action is stored.
+
+A full rebuild at a million actions spent most of its time in Python turning each row into
+words and JSON (about 35 us an action). None of that depends on anything but the row, its
+site's host and its document, all fixed while the row exists (a changed document replaces
+its rows), so registry.store computes it with the row and registry.index_docs only adds what
+the site and its flows contribute. Rows stored under another ``INDEX_VERSION`` (or before
+these columns existed) are worked out the same way at build time instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from registry.index_text import type_base, type_words
+from registry.schemas import EFFECTS
+from registry.urls import split_identifier
+
+# Bump whenever the schema or the text put into it changes: an index with another version is
+# replaced by an empty generation on open, which the next sync fills; stored parts with
+# another version are worked out again by every build until the action is stored again or
+# registry.service.refresh_index_parts runs.
+INDEX_VERSION = 5
+PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
+DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+@dataclass(frozen=True, slots=True)
+class ActionParts:
+    """What the stored columns of the same names hold (see ``registry.models.ActionRow``)."""
+
+    index_fields: str  # JSON object: the document's fields that are the action's alone
+    index_text: str  # the action's own words for the ``all`` field
+    payload: str  # the result's wire JSON (GET /find's, minus the score)
+
+
+def action_parts(
+    row: Any, schema_json: str | None, host: str, source: dict[str, str]
+) -> ActionParts:
+    """``row``: an ActionRow, or a row of its columns; ``schema_json``: its input schema as
+    JSON text; ``source``: the document it came from ({"url", "format"})."""
+    effect, kind = known_effect(row.effect), type_base(row.type)
+    name = split_identifier(row.name)
+    names, title = name_text(row.name, name, row.title)
+    params = param_text(schema_json)
+    fields = {"id": row.id, "kind": "action", "site": host, "key": row.name,
+              "effect": effect, "format": source["format"], "type": kind.lower(),
+              "method": (row.method or "").upper(), "auth": row.auth or "unknown",
+              "same_origin": "true" if row.same_origin else "false",
+              "head": head(name, row.title, row.type), "params": params}
+    text = [names, title, cached_type_words(row.type, effect), row.description, params]
+    payload = {"id": row.id, "kind": "action", "site": host, "name": row.name,
+               "title": row.title, "description": row.description, "effect": effect,
+               "type": row.type, "method": row.method, "endpoint": row.endpoint,
+               "source": source}
+    return ActionParts(DUMP(without_empty(fields)), " ".join(filter(None, text)),
+                       with_schema(payload, schema_json))
+
+
+def without_empty(fields: dict[str, Any]) -> dict[str, Any]:
+    # An empty value is no value: an empty ``params`` would still count as a field value.
+    return {k: v for k, v in fields.items() if v or k == "head"}
+
+
+def with_schema(payload: dict[str, Any], schema_json: str | None) -> str:
+    """The result's JSON; the stored input schema text goes in as it is (no decode, encode)."""
+    return f'{DUMP(payload)[:-1]},"input_schema":{schema_json or "{}"}}}'
+
+
+def known_effect(value: str) -> str:
+    # The model never labels an unknown action read; an unexpected value in a row is "write".
+    return value if value in EFFECTS else "write"
+
+
+@functools.lru_cache(maxsize=4096)
+def param_text(schema_json: str | None) -> str:
+    """Top-level parameter names (identifiers split) and descriptions of a JSON Schema text.
+
+    Cached: sites repeat the same few parameter sets across many actions."""
+    if not schema_json or '"properties"' not in schema_json:
+        return ""
+    props = json.loads(schema_json).get("properties")
+    if not isinstance(props, dict):
+        return ""
+    parts = []
+    for key, spec in props.items():
+        parts.append(split_identifier(str(key)))
+        if isinstance(spec, dict) and isinstance(spec.get("description"), str):
+            parts.append(spec["description"])
+    return " ".join(parts)[:PARAM_TEXT_MAX]
+
+
+cached_type_words = functools.lru_cache(maxsize=1024)(type_words)
+
+
+def head(name: str, title: str, action_type: str | None) -> str:
+    """The words an action leads with, equally long for every action so none wins on length:
+    ``add_to_cart`` / "Add to cart" -> "add add"; a BuyAction adds "buy"."""
+    words = [name.split(" ", 1)[0], title.split(" ", 1)[0], type_base(action_type)]
+    return " ".join(w for w in words if w)
+
+
+_RUNS = re.compile(r"[^\W_]+")
+
+
+def _said(text: str | None, words: str) -> bool:
+    """Whether ``text`` holds just ``words`` to the analyzer (same lower-case alphanumeric
+    runs); the common cases are decided without a regex."""
+    if not text:
+        return False
+    plain = text.lower()
+    return plain == words or plain.replace("_", " ") == words or \
+        " ".join(_RUNS.findall(plain)) == words
+
+
+def name_text(name: str, words: str, title: str | None) -> tuple[str, str]:
+    """The name's words (``words``: ``name`` split) and the title, each said once: (name
+    text, title text).
+
+    Every part of ``all`` counts in its term frequencies, so text said twice weighs twice.
+    ``add_to_cart`` titled "Add to cart" would put "add cart" in three times (split name,
+    raw name, title) and so outweigh a description for no reason but repetition. The raw
+    name goes in only when it holds a term of its own (``getProducts`` -> "getproducts");
+    the title only when it says more than the name."""
+    if _said(name, words):
+        return words, "" if _said(title, words) else (title or "")
+    raw = " ".join(_RUNS.findall(name.lower()))
+    return f"{words} {name}", "" if _said(title, words) or _said(title, raw) else (title or "")
