@@ -25,6 +25,7 @@ from bench.synthetic import manifests, queries
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
+from registry.index_parts import INDEX_VERSION
 from registry.schemas import RawDocument
 from registry.search import page_json, search
 from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
@@ -92,12 +93,18 @@ def corpus_texts(n_actions: int) -> list[str]:
             for m in manifests(n_actions) for a in m.actions]
 
 
+def cache_file(cache: Path, n: int) -> Path:
+    """Named by the index version its rows were stored under: a store cached by an older
+    version (other columns, index parts worked out another way) is never reused."""
+    return cache / f"synthetic-{n}-index{INDEX_VERSION}.db"
+
+
 def stored(settings: Settings, n: int, cache: Path | None) -> tuple[float | None, list[str]]:
     """Ingest ``n`` actions into the store, or (``cache``) reuse the store a previous run
     ingested there: its ingest rate is then not measured (None)."""
     if cache is None:
         return ingest(settings, n)
-    cached = cache / f"synthetic-{n}.db"
+    cached = cache_file(cache, n)
     if not cached.exists():
         cache.mkdir(parents=True, exist_ok=True)
         ingest_s, texts = ingest(Settings(data_dir=cache, database_url=f"sqlite:///{cached}"), n)
@@ -107,7 +114,7 @@ def stored(settings: Settings, n: int, cache: Path | None) -> tuple[float | None
 
 def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{(cache / f'synthetic-{n}.db').resolve()}" if cache else ""
+        url = f"sqlite:///{cache_file(cache, n).resolve()}" if cache else ""
         settings = Settings(data_dir=Path(tmp), database_url=url)
         ingest_s, texts = stored(settings, n, cache)
         start = time.perf_counter()

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from registry.models import ActionRow, Site
 from tests.hostile.server import LoopbackWeb
 
-CRAWL_TIMEOUT = 150
+CRAWL_TIMEOUT = 240  # the hostile crawl takes ~60 s alone, twice that beside other work
 
 
 def crawl(data_dir: Path, web: LoopbackWeb, *targets: str, extra: tuple[str, ...] = (),
