@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.engine import make_url
 
 from crawler.pipelines import StorePipeline
@@ -130,4 +130,33 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
     assert names == {"new_action": "shop.test", "eclair": "cafe.test"}, names
     assert store.spool.waiting() == []
     assert [p.suffix for p in store.spool.folder.iterdir()] == [".bad"]
+    store.close_spider()
+
+
+def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
+    tmp_path: Path, empty_pg_url: str,
+) -> None:
+    """RELIABILITY.md 37(b): pg_terminate_backend while a site's actions are being written."""
+    settings = Settings(data_dir=tmp_path, database_url=empty_pg_url)
+    store = StorePipeline.from_settings(settings)
+    migrate(store.engine)
+    kills: list[int] = []
+
+    @event.listens_for(store.engine, "before_cursor_execute")
+    def kill_first_insert(conn, cursor, statement, *_):  # type: ignore[no-untyped-def]
+        if not kills and statement.lstrip().upper().startswith("INSERT INTO ACTIONS"):
+            pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+            admin = create_engine(empty_pg_url)
+            with admin.connect() as other:
+                other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            admin.dispose()
+            kills.append(pid)
+
+    row = store.store(_result("shop.test", ["search", "add_to_cart", "checkout"]))
+
+    assert kills and row.errors == [] and row.actions == 3
+    assert store.spool.waiting() == []  # the retry stored it: nothing spooled
+    with transaction(store.engine) as session:
+        names = sorted(session.scalars(select(ActionRow.name)))
+    assert names == ["add_to_cart", "checkout", "search"]  # once each: the kill rolled back
     store.close_spider()
