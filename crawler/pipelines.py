@@ -15,6 +15,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
+from crawler.responses import first_line
 from crawler.settings import REGISTRY_SETTING
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
@@ -86,10 +87,10 @@ class StorePipeline:
         except DB_AWAY as exc:
             self.spool.put(item)
             logger.warning("store: database unavailable, %s spooled: %s", item.host,
-                           _first_line(exc))
+                           first_line(exc))
             return SiteRow(host=item.host, errors=["store-unavailable"])
         except Exception as exc:  # one bad site must not stop the others
-            logger.error("store: %s not stored: %s", item.host, _first_line(exc))
+            logger.error("store: %s not stored: %s", item.host, first_line(exc))
             return SiteRow(host=item.host, errors=["store-failed"])
 
     def promote(self, item: SiteResult, fetched_at: float | None = None) -> SiteRow:
@@ -116,7 +117,7 @@ class StorePipeline:
             except DB_AWAY:
                 return None
             except Exception as exc:  # as in store(): reported, not retried forever
-                logger.error("spool: %s not stored: %s", item.host, _first_line(exc))
+                logger.error("spool: %s not stored: %s", item.host, first_line(exc))
                 return SiteRow(host=item.host, errors=["store-failed"])
 
         return self.spool.replay(promote)
@@ -129,10 +130,6 @@ class StorePipeline:
         if row.changed:
             changed = self.stats.get_value("store/changed_sites") or []
             self.stats.set_value("store/changed_sites", [*changed, row.host])
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 def _changed_since(session: Any, host: str, timestamp: float) -> bool:

@@ -66,10 +66,15 @@ def tls_error(exc: BaseException | None) -> SSL.Error | None:
     return None
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception as one short line for logs and diagnostics."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+
+
 def classify(failure: Failure) -> tuple[int | None, str, str]:
     """(status, FetchFailure code, one-line message) for a failed request."""
     exc = failure.value
-    message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    message = first_line(exc)
     if isinstance(exc, HttpError):
         status = exc.response.status
         code = {404: "not-found", 410: "not-found", 429: "rate-limited"}.get(status, "http-error")

@@ -19,7 +19,7 @@ from crawler.conditional import stored_validators
 from crawler.guard import AddressPolicy
 from crawler.memory import load_states
 from crawler.pipelines import DB_AWAY, SiteRow, StorePipeline
-from crawler.responses import site_origin
+from crawler.responses import first_line, site_origin
 from crawler.settings import scrapy_settings
 from crawler.spiders.site import SiteSpider
 from registry.config import Settings
@@ -111,9 +111,10 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
             with transaction(engine) as session:
                 finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
                            status=status)
-        except DB_AWAY as exc:  # what the crawl found is stored or spooled; only the run's
-            logger.warning("crawl run %s not recorded, database unavailable: %s",  # record
-                           run_id, str(exc).splitlines()[0][:200])  # is missing
+        except DB_AWAY as exc:
+            # What the crawl found is stored or spooled; only the run's record is missing.
+            logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
+                           first_line(exc))
         engine.dispose()
         store.close_spider()
     return summary

@@ -19,6 +19,7 @@ import tantivy
 
 from registry.index_parts import (
     DUMP,
+    WORD_RUNS,
     ActionParts,
     cached_type_words,
     head,
@@ -131,7 +132,6 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
                      with_schema(payload, row.input_schema), site)
 
 
-_RUNS = re.compile(r"[^\W_]+")
 # Where an identifier has parts the analyzer keeps together: a case change inside a word, or
 # letters next to digits ("SoundCloud", "getProducts", "wgs84").
 _JOINT = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]")
@@ -144,5 +144,5 @@ def with_parts(text: str | None) -> str:
     description it would cost ~4 us a document of build time for little."""
     if not text or not _JOINT.search(text):  # most text: one scan in C, nothing added
         return text or ""
-    parts = [split_identifier(word) for word in _RUNS.findall(text) if _JOINT.search(word)]
+    parts = [split_identifier(word) for word in WORD_RUNS.findall(text) if _JOINT.search(word)]
     return f"{text} {' '.join(parts)}"

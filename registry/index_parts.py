@@ -104,7 +104,8 @@ def head(name: str, title: str, action_type: str | None) -> str:
     return " ".join(w for w in words if w)
 
 
-_RUNS = re.compile(r"[^\W_]+")
+# Alphanumeric runs: the words the analyzer sees in identifiers and titles.
+WORD_RUNS = re.compile(r"[^\W_]+")
 
 
 def _said(text: str | None, words: str) -> bool:
@@ -114,7 +115,7 @@ def _said(text: str | None, words: str) -> bool:
         return False
     plain = text.lower()
     return plain == words or plain.replace("_", " ") == words or \
-        " ".join(_RUNS.findall(plain)) == words
+        " ".join(WORD_RUNS.findall(plain)) == words
 
 
 def name_text(name: str, words: str, title: str | None) -> tuple[str, str]:
@@ -128,5 +129,5 @@ def name_text(name: str, words: str, title: str | None) -> tuple[str, str]:
     the title only when it says more than the name."""
     if _said(name, words):
         return words, "" if _said(title, words) else (title or "")
-    raw = " ".join(_RUNS.findall(name.lower()))
+    raw = " ".join(WORD_RUNS.findall(name.lower()))
     return f"{words} {name}", "" if _said(title, words) or _said(title, raw) else (title or "")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +16,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.hostile.server import free_port
 
 pytestmark = pytest.mark.timeout(240)
 SITES, ACTIONS = 30, 150  # enough documents that a rebuild takes a moment to write
@@ -35,12 +36,6 @@ def _manifests(folder: Path) -> None:
             "schema": "agent-actions/0.1", "site": {"name": f"Site {s}",
                                                    "url": f"https://site{s}.test"},
             "actions": actions}))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
@@ -106,7 +101,7 @@ def test_a_killed_rebuild_leaves_the_old_index_serving(tmp_path: Path) -> None:
     index = tmp_path / "data" / "index"
     serving = _target(index)
 
-    port = _free_port()
+    port = free_port()
     server = _cli(env, "serve", "--port", str(port))
     try:
         deadline = time.monotonic() + 60

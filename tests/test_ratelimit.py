@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from api.ratelimit import MAX_CLIENTS, RateLimit
+from tests.hostile.server import free_port
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -38,12 +38,6 @@ def test_buckets_stay_bounded_under_a_flood_of_addresses() -> None:
     assert len(limit.buckets) <= MAX_CLIENTS
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _get(port: int, source: str, path: str) -> tuple[int, dict[str, str]]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
                                       source_address=(source, 0))
@@ -60,7 +54,7 @@ def _get(port: int, source: str, path: str) -> tuple[int, dict[str, str]]:
 
 
 def test_an_abusive_client_is_limited_and_the_others_are_not(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(tmp_path), "ACTIONDEX_DATABASE_URL": "",
            "ACTIONDEX_RATE_LIMIT": "20", "ACTIONDEX_RATE_BURST": "40"}
     server = subprocess.Popen([sys.executable, "-m", "actiondex", "serve", "--port", str(port)],

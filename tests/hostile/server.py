@@ -18,6 +18,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on now, for a server a test starts in another process."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
 @dataclass
 class Reply:
     status: int = 200
