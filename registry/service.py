@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
@@ -241,13 +242,21 @@ def _refresh_site_text(site: Site, update: SiteUpdate) -> None:
             return
 
 
+def _stale_parts() -> Any:
+    return or_(ActionRow.index_version.is_(None), ActionRow.index_version != INDEX_VERSION)
+
+
+def stale_index_parts(session: Session) -> int:
+    """How many actions ``refresh_index_parts`` would work out."""
+    return session.scalar(select(func.count()).where(_stale_parts())) or 0
+
+
 def refresh_index_parts(session: Session, batch: int = 1000) -> int:
     """Work out the stored index parts (registry.index_parts) of actions stored before they
     existed or under another INDEX_VERSION; returns how many. Until then every index build
     works them out again, at a third of its speed. Run once after such an upgrade."""
-    stale = or_(ActionRow.index_version.is_(None), ActionRow.index_version != INDEX_VERSION)
     done = 0
-    while rows := session.scalars(select(ActionRow).where(stale).limit(batch)).all():
+    while rows := session.scalars(select(ActionRow).where(_stale_parts()).limit(batch)).all():
         docs = {d.id: d for d in session.scalars(
             select(Document).where(Document.id.in_({r.document_id for r in rows})))}
         hosts = dict(session.execute(

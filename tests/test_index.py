@@ -32,6 +32,7 @@ from registry.service import (
     content_hash,
     promote_site,
     refresh_index_parts,
+    stale_index_parts,
 )
 from registry.store import utcnow
 
@@ -145,10 +146,11 @@ def test_refreshing_index_parts_stores_what_builds_work_out(session: Session) ->
     shop_and_news(session)  # rows written directly: no index parts
     promote_shop(session)  # rows with parts
     before = {h: documents(session, h) for h in ("shop.example", "parts.example")}
+    assert stale_index_parts(session) == 7
     assert refresh_index_parts(session, batch=2) == 7  # only the rows without parts
     assert session.query(ActionRow).filter(ActionRow.index_version != INDEX_VERSION).count() == 0
     assert {h: documents(session, h) for h in before} == before
-    assert refresh_index_parts(session) == 0
+    assert refresh_index_parts(session) == 0 == stale_index_parts(session)
 
 
 def test_stored_only_fields_have_no_terms(index: ActionIndex) -> None:
