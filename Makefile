@@ -39,11 +39,12 @@ lint: install-test ## ruff over the code
 
 BENCH_ACTIONS ?= 10000 100000 1000000
 TOOLLENS ?= ../shared/benchmarks/toollens
+METATOOL ?= ../MetaTool
 
 bench: bench-relevance bench-speed ## Both benchmark tables (BENCH_ACTIONS="10000" for a quick run)
 
-bench-relevance: install-test ## ToolLens NDCG@10 / Recall@5 / MRR against rank-bm25
-	$(BIN)/python -m bench.toollens --data $(TOOLLENS)
+bench-relevance: install-test ## NDCG@10 / Recall@5 / MRR on ToolLens and MetaTool against rank-bm25
+	$(BIN)/python -m bench.relevance --toollens $(TOOLLENS) --metatool $(METATOOL)
 
 bench-speed: install-test ## Ingest, build, query and HTTP /find at BENCH_ACTIONS actions
 	@command -v wrk >/dev/null || { apt-get install -y wrk || sudo apt-get install -y wrk; }

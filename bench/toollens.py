@@ -1,161 +1,19 @@
-"""Relevance benchmark on ToolLens (../shared/benchmarks/toollens, not in the repo: licence).
-
-    .venv/bin/python -m bench.toollens [--data ../shared/benchmarks/toollens]
-
-Each provider becomes a site with an agent-actions/0.1 manifest written to a temp folder;
-the folder goes through ``ingest_paths`` (normalise + promote_site), the index is rebuilt from
-the store, and every query runs through ``registry.search.find`` exactly as GET /find calls it.
-rank-bm25's BM25Okapi over name + description is the baseline row, in the same run; a second
-baseline row indexes what a fair plain BM25 would (name, provider, description, parameter names
-and descriptions; camelCase split, common words dropped), like the README's sanity check.
-"""
+"""ToolLens, read in place from ../shared/benchmarks/toollens (not in the repo: its licence is
+unspecified); see bench.relevance. 464 RapidAPI endpoints, 1,877 requests written to need
+one to three of them (COLT, Qu et al., CIKM 2024; the folder's README has the conversion)."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
-import re
-import statistics
-import sys
-import tempfile
-import time
-from collections import defaultdict
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rank_bm25 import BM25Okapi
-
-from actiondex.ingest import ingest_paths
-from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
-from registry.index import ActionIndex
-from registry.search import find
-
+NAME, DOMAIN = "ToolLens", "toollens.test"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "toollens"
-K = 10
 
 
-def load(data: Path) -> tuple[list[dict], list[dict]]:
+def load(data: Path) -> tuple[list[dict], list[tuple[str, list[dict]]]]:
+    """(tools, [(title, queries)]); FileNotFoundError when ``data`` lacks the files."""
     if not (data / "tools.jsonl").is_file():
-        sys.exit(f"ToolLens not found at {data} (pass --data); it is not shipped with the repo")
+        raise FileNotFoundError(f"no tools.jsonl in {data} (pass --toollens DIR)")
     read = lambda name: [json.loads(line) for line in (data / name).open()]  # noqa: E731
-    return read("tools.jsonl"), read("queries.jsonl")
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:50] or "x"
-
-
-def write_manifests(tools: list[dict], folder: Path) -> dict[tuple[str, str], str]:
-    """One site per provider; returns (host, action name) -> tool id."""
-    by_provider: dict[str, list[dict]] = defaultdict(list)
-    for tool in tools:
-        by_provider[tool["provider"]].append(tool)
-    ids: dict[tuple[str, str], str] = {}
-    for provider, group in by_provider.items():
-        host = f"{_slug(provider)}.toollens.test"
-        actions = []
-        for tool in group:
-            name = re.sub(r"[^A-Za-z0-9]+", "_", tool["name"]).strip("_")[:56] or "tool"
-            while (host, name) in ids:
-                name += "_2"
-            ids[(host, name)] = tool["id"]
-            actions.append({"name": name, "title": tool["name"],
-                            "description": tool["description"], "input": tool["parameters"]})
-        manifest = {"schema": "agent-actions/0.1", "actions": actions,
-                    "site": {"name": provider, "url": f"https://{host}",
-                             "description": f"{provider}: {group[0]['category']} API"}}
-        site_dir = folder / host
-        site_dir.mkdir()
-        (site_dir / "agent-actions.json").write_text(json.dumps(manifest))
-    return ids
-
-
-def metrics(ranked: Sequence[str], relevant: set[str]) -> tuple[float, float, float]:
-    """NDCG@10, Recall@5 and reciprocal rank (within the top 10), binary relevance."""
-    dcg = sum(1 / math.log2(i + 2) for i, t in enumerate(ranked[:K]) if t in relevant)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), K)))
-    recall = len(relevant & set(ranked[:5])) / len(relevant)
-    rr = next((1 / (i + 1) for i, t in enumerate(ranked[:K]) if t in relevant), 0.0)
-    return dcg / ideal, recall, rr
-
-
-def evaluate(rank: Callable[[str], list[str]], queries: list[dict]) -> list[float]:
-    scores, times = [], []
-    for q in queries:
-        start = time.perf_counter()
-        ranked = rank(q["query"])
-        times.append((time.perf_counter() - start) * 1000)
-        scores.append(metrics(ranked, set(q["relevant"])))
-    return [statistics.fmean(s[i] for s in scores) for i in range(3)] + [statistics.median(times)]
-
-
-def ours(tools: list[dict], tmp: Path) -> Callable[[str], list[str]]:
-    folder = tmp / "manifests"
-    folder.mkdir()
-    ids = write_manifests(tools, folder)
-    settings = Settings(data_dir=tmp / "data")
-    engine = make_engine(settings)
-    migrate(engine)
-    ingest_paths(engine, [folder], None)
-    with transaction(engine) as session:
-        ActionIndex.rebuild(settings.index_path, session)
-    index = ActionIndex.open(settings.index_path)
-    return lambda q: [ids.get((r.site, r.name), "?") for r in find(index, q, limit=K).results]
-
-
-# ~40 common English words, the kind any plain BM25 set-up removes (as in the sanity check
-# of the benchmark's README); not tuned to any query set.
-_STOP = frozenset({"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from",
-    "has", "have", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "so", "that",
-    "the", "their", "then", "there", "these", "this", "to", "was", "were", "will", "with",
-    "you", "your"})
-
-
-def _tokens(text: str) -> list[str]:
-    """Lower case, camelCase and snake_case split, [a-z0-9]+ words, common words dropped."""
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", text)
-    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]
-
-
-def tool_text(tool: dict) -> str:
-    """What a fair plain BM25 indexes of a tool: name, provider, description, parameters."""
-    props = (tool.get("parameters") or {}).get("properties") or {}
-    params = " ".join(f"{k} {v.get('description', '') if isinstance(v, dict) else ''}"
-                      for k, v in props.items())
-    return f"{tool['name']} {tool['provider']} {tool['description']} {params}"
-
-
-def baseline(tools: list[dict], full: bool = False) -> Callable[[str], list[str]]:
-    """rank-bm25 BM25Okapi over name + description as the issue names it (defaults k1 1.5,
-    b 0.75), or (``full``) over all of a tool's text with the README's plain tokenisation and
-    settings (k1 0.9, b 0.4)."""
-    if full:
-        tokens, texts = _tokens, [tool_text(t) for t in tools]
-    else:
-        tokens = lambda text: re.findall(r"\w+", text.lower())  # noqa: E731
-        texts = [f"{t['name']} {t['description']}" for t in tools]
-    settings = {"k1": 0.9, "b": 0.4} if full else {}
-    bm25 = BM25Okapi([tokens(text) for text in texts], **settings)
-    ids = [t["id"] for t in tools]
-    return lambda q: bm25.get_top_n(tokens(q), ids, n=K)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    args = parser.parse_args()
-    tools, queries = load(args.data)
-    rows = [("rank-bm25 BM25Okapi (name+desc)", evaluate(baseline(tools), queries)),
-            ("rank-bm25 (all text, k1 .9 b .4)", evaluate(baseline(tools, full=True), queries))]
-    with tempfile.TemporaryDirectory() as tmp:
-        rows.insert(0, ("actiondex find()", evaluate(ours(tools, Path(tmp)), queries)))
-    print(f"\nToolLens: {len(tools)} tools, {len(queries)} queries")
-    print(f"{'engine':<34}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}")
-    for label, (ndcg, recall, mrr, p50) in rows:
-        print(f"{label:<34}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}")
-
-
-if __name__ == "__main__":
-    main()
+    return read("tools.jsonl"), [("test split", read("queries.jsonl"))]
