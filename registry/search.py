@@ -44,6 +44,9 @@ HEAD_VERB_BOOST, HEAD_VERB_MAX_WORDS = 2.5, 6
 # it has any, so its long list is skipped through, not walked. Lists shorter than
 # CHEAP_POSTINGS cost little: small indexes are searched as plain unions.
 COMMON_SHARE, CHEAP_POSTINGS = 0.05, 10_000
+# A request of common words only is first searched for the documents holding all of them,
+# when about this many times the candidates it needs are expected to (see all_words_first).
+ALL_WORDS_MARGIN, ALL_WORDS_LEAD = 8, 0.25
 MAX_LIMIT, MAX_OFFSET = 100, 200
 PER_SITE = 3  # results per site on one page; more go to later pages
 # Candidates looked at for one page: first a little more than the page, so grouping can move a
@@ -102,7 +105,13 @@ def _useful(
     for t in terms:
         freq[(t, "all")] = searcher.doc_freq("all", t)
     common = {t for t in terms if freq[(t, "all")] > limit}
-    return {t: w for t, w in terms.items() if w == 1.0 or t not in common}, common
+    useful = {t: w for t, w in terms.items() if w == 1.0 or t not in common}
+    if all(t in common or not freq[(t, "all")] for t, w in useful.items() if w == 1.0):
+        # No rare word of the query's own that any document holds: a rare synonym ("discover"
+        # for "search") must not become the word every result needs, or "search printer
+        # paper" finds only the actions that say "discover".
+        common = set(useful)
+    return useful, common
 
 
 def _live(
@@ -167,6 +176,41 @@ def build_query(
         [(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *clauses])
 
 
+def all_words_first(
+    parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
+    filters: Filters,
+    common: set[str],
+    freq: dict[tuple[str, str], int],
+    num_docs: int,
+    need: int,
+) -> tantivy.Query | None:
+    """For a request whose own words are all common, the documents that hold every one of
+    them, scored exactly as ``build_query`` scores them; None when that is not worth trying.
+
+    Such a request walks the longest posting lists whole (tantivy-py never prunes: see
+    ``_scored_by``); the documents holding every word are a small share of them, and they are
+    the top of the union unless too few exist. An intersection is led by its shortest list:
+    it saves work when that list is a small share of all the union would walk (at most
+    ALL_WORDS_LEAD), and when about ALL_WORDS_MARGIN times ``need`` documents are expected to
+    hold every word (word shares taken as independent; words that always go together, such as
+    "printer paper", make the intersection larger and slower than expected, which the first
+    rule catches). ``search`` falls back to the union when fewer than ``need`` are found."""
+    own = [t for (t, name), (weight, _) in parts.items() if name == "all" and weight == 1.0]
+    if len(own) < 2 or not common.issuperset(t for t, _ in parts):
+        return None
+    sizes = [freq[(t, "all")] for t in own]
+    if min(sizes) > ALL_WORDS_LEAD * sum(sizes):
+        return None
+    expected = float(num_docs)
+    for size in sizes:
+        expected *= size / num_docs
+    if expected < ALL_WORDS_MARGIN * need:
+        return None
+    clauses = [(tantivy.Occur.Must if name == "all" and t in own else tantivy.Occur.Should, q)
+               for (t, name), (_, q) in parts.items()]
+    return tantivy.Query.boolean_query(clauses + filter_clauses(filters))
+
+
 def _scored_by(required: tantivy.Query, optional: list[tantivy.Query]) -> tantivy.Query:
     """``required``'s matches, each scored with every ``optional`` query it also matches.
 
@@ -206,7 +250,10 @@ def search(
         cap = per_site if len(filters.sites) == 0 else 0  # one site asked for: no cap
         fetch = 2 * (offset + limit) + 10
         while True:
-            found = searcher.search(query, fetch, count=False).hits
+            first = all_words_first(parts, filters, common, freq, searcher.num_docs, fetch)
+            found = searcher.search(first, fetch, count=False).hits if first else []
+            if len(found) < fetch:
+                found = searcher.search(query, fetch, count=False).hits
             page.hits, crowded = arrange(searcher, found, limit, offset, cap)
             if not crowded or len(found) < fetch or fetch >= MAX_CANDIDATES:
                 break

@@ -198,3 +198,74 @@ def test_common_words_add_to_the_score_as_one_flat_query_would(
     want, got = (searcher.search(q, 20, count=False).hits for q in (flat, chained))
     assert [a.doc for _, a in got] == [a.doc for _, a in want] and len(want) > 1
     assert [s for s, _ in got] == pytest.approx([s for s, _ in want], rel=1e-6)
+
+
+def test_a_rare_synonym_is_not_required_when_the_own_words_are_common(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """"book" and "table" are common here, "reserve" (a synonym of "book") is rare: it used
+    to count as the rare word every result must hold, and "book table" found only the café."""
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.3)
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    got = names(index, "book table", per_site=20, limit=20)
+    assert got[0].startswith("book_table_") and "reserve" in got
+    assert sum(key.startswith("book_table_") for key in got) == 10
+
+
+def _pages(index: ActionIndex, monkeypatch: pytest.MonkeyPatch, q: str) -> tuple[list, list]:
+    """(keys and scores of ``q``'s page searched all-words-first, the same from the union)."""
+    page = [(h.key, h.score) for h in search(index, q, per_site=20, limit=5).hits]
+    with monkeypatch.context() as m:
+        m.setattr(search_module, "all_words_first", lambda *args: None)
+        union = [(h.key, h.score) for h in search(index, q, per_site=20, limit=5).hits]
+    return page, union
+
+
+def test_all_words_first_gives_the_union_page(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.01)  # every word held is common
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 0)  # always worth trying
+    monkeypatch.setattr(search_module, "ALL_WORDS_LEAD", 1.0)
+    searcher, freq = index.searcher(), {}
+    terms, common = search_module._useful(searcher, weighted_terms(["book", "table"]), freq)
+    parts = search_module._live(searcher, search_module.term_parts(terms), freq)
+    first = search_module.all_words_first(parts, Filters(), common, freq,
+                                          searcher.num_docs, 5)
+    assert first is not None
+    holding = [searcher.doc(a).get_first("key") for _, a in searcher.search(first, 50).hits]
+    # The ten book_table actions (of two sites), and the café's ReserveAction, whose type
+    # words say "book"; nothing that holds one word only.
+    assert len(holding) == 11 and set(holding) == {f"book_table_{i}" for i in range(8)} | {
+        "reserve"}
+    page, union = _pages(index, monkeypatch, "book table")
+    assert [k for k, _ in page] == [k for k, _ in union] and len(page) == 5
+    assert [s for _, s in page] == pytest.approx([s for _, s in union], rel=1e-6)
+    # No action holds all of "book table bike": the union answers, as it would alone.
+    page, union = _pages(index, monkeypatch, "book table bike")
+    assert page == union and "hire_bike" in [k for k, _ in page]
+
+
+def test_all_words_first_is_not_tried_when_it_would_not_save_work(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.01)
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    searcher, freq = index.searcher(), {}
+    terms, common = search_module._useful(searcher, weighted_terms(["book", "table"]), freq)
+    parts = search_module._live(searcher, search_module.term_parts(terms), freq)
+
+    def tried(need: int) -> bool:
+        return search_module.all_words_first(parts, Filters(), common, freq,
+                                             searcher.num_docs, need) is not None
+
+    # "book" and "table" go together: the shorter list is half of what the union walks, an
+    # intersection led by it saves nothing.
+    assert freq[("book", "all")] > search_module.ALL_WORDS_LEAD * (
+        freq[("book", "all")] + freq[("tabl", "all")]) and not tried(1)
+    monkeypatch.setattr(search_module, "ALL_WORDS_LEAD", 1.0)
+    monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 1)
+    # Taken as independent, about 6 of the index's actions would hold both words: enough
+    # when 5 candidates are needed, too few for 30.
+    assert tried(5) and not tried(30)
