@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from api.errors import install_error_handlers
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
+from registry import semantic
 from registry.config import Settings, get_settings
 from registry.index import ActionIndex
 
@@ -31,6 +32,8 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
         if app.state.index is None:
             app.state.index = ActionIndex.open(settings.index_path)
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
+        # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
+        await anyio.to_thread.run_sync(semantic.load)
         yield
 
     app = FastAPI(title="actiondex", version="0.1.0", lifespan=lifespan)

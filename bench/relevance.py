@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import re
 import statistics
@@ -179,6 +180,7 @@ def main() -> None:
                         help="checkout or bare clone of HowieHwong/MetaTool "
                              "(default: %(default)s)")
     args = parser.parse_args()
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # each store's migrations: noise here
     ran = 0
     for module, path in ((toollens, args.toollens), (metatool, args.metatool)):
         try:

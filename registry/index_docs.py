@@ -26,11 +26,13 @@ from registry.index_parts import (
     known_effect,
     name_text,
     param_text,
+    site_words,
     with_schema,
     without_empty,
 )
 from registry.index_text import ANALYZER, NO_TERMS
 from registry.models import Site
+from registry.semantic import stored_b64
 from registry.urls import split_identifier
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
@@ -62,6 +64,7 @@ def build_schema() -> tantivy.Schema:
         option = "basic" if name == "head" else "freq"
         builder.add_text_field(name, tokenizer_name=ANALYZER, index_option=option)
     builder.add_bytes_field("payload", stored=True, indexed=False)
+    builder.add_bytes_field("vec", stored=True, indexed=False)  # registry.semantic
     return builder.build()
 
 
@@ -81,11 +84,13 @@ class SiteInfo:
     host: str
     domains: str  # JSON list
     text: str
+    about: str  # name and description as they are, for the vectors (index_parts.site_words)
 
     @classmethod
     def of(cls, site: Site) -> SiteInfo:
         words = [with_parts(site.name), with_parts(site.description), split_identifier(site.host)]
-        return cls(site.host, DUMP(domains(site.host)), " ".join(filter(None, words)))
+        return cls(site.host, DUMP(domains(site.host)), " ".join(filter(None, words)),
+                   site_words(site.name, site.description))
 
 
 def _document(fields: str, text: str, payload: str, site: SiteInfo) -> str:
@@ -122,8 +127,9 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
     names, title = name_text(row.name, name, row.title)
     params = param_text(row.input_schema)
     fields |= {"head": head(name, row.title, None), "params": params}
-    text = [names, title, cached_type_words(None, effect), step_text, row.description, params,
-            site.text]
+    text = [names, title, cached_type_words(None, effect), step_text, row.description, params]
+    fields["vec"] = stored_b64(" ".join(filter(None, [*text, site.about])))
+    text.append(site.text)
     payload = {"id": row.id, "kind": "flow", "site": site.host, "name": row.name,
                "title": row.title, "description": row.description, "effect": effect,
                "type": None, "method": None, "endpoint": None, "steps": steps,

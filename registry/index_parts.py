@@ -18,13 +18,14 @@ from typing import Any
 
 from registry.index_text import type_base, type_words
 from registry.schemas import EFFECTS
+from registry.semantic import stored_b64
 from registry.urls import split_identifier
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
 # registry.service.refresh_index_parts runs.
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -39,10 +40,11 @@ class ActionParts:
 
 
 def action_parts(
-    row: Any, schema_json: str | None, host: str, source: dict[str, str]
+    row: Any, schema_json: str | None, host: str, source: dict[str, str], about: str = ""
 ) -> ActionParts:
     """``row``: an ActionRow, or a row of its columns; ``schema_json``: its input schema as
-    JSON text; ``source``: the document it came from ({"url", "format"})."""
+    JSON text; ``source``: the document it came from ({"url", "format"}); ``about``: its
+    site's name and description (``site_words``), for the action's vector."""
     effect, kind = known_effect(row.effect), type_base(row.type)
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
@@ -53,12 +55,19 @@ def action_parts(
               "same_origin": "true" if row.same_origin else "false",
               "head": head(name, row.title, row.type), "params": params}
     text = [names, title, cached_type_words(row.type, effect), row.description, params]
+    index_text = " ".join(filter(None, text))
+    # What it means (registry.semantic), 64 bytes; with its site's words ("Worldwide Recipes:
+    # Food API" says what "Get Suggestions" suggests).
+    fields["vec"] = stored_b64(f"{index_text} {about}".strip())
     payload = {"id": row.id, "kind": "action", "site": host, "name": row.name,
                "title": row.title, "description": row.description, "effect": effect,
                "type": row.type, "method": row.method, "endpoint": row.endpoint,
                "source": source}
-    return ActionParts(DUMP(without_empty(fields)), " ".join(filter(None, text)),
-                       with_schema(payload, schema_json))
+    return ActionParts(DUMP(without_empty(fields)), index_text, with_schema(payload, schema_json))
+
+
+def site_words(name: str | None, description: str | None) -> str:
+    return " ".join(filter(None, [name, description]))
 
 
 def without_empty(fields: dict[str, Any]) -> dict[str, Any]:

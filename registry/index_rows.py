@@ -86,8 +86,9 @@ def _action_parts(
         .order_by(*in_order)
     )
     for row in rows:
-        parts = action_parts(row, row.input_schema, sites[row.site_id].host,
-                             _source(row.url, row.format))
+        site = sites[row.site_id]
+        parts = action_parts(row, row.input_schema, site.host, _source(row.url, row.format),
+                             site.about)
         yield row.site_id, row.name, parts
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from registry.formats import NORMALISER_VERSION, normalise
-from registry.index_parts import INDEX_VERSION
+from registry.index_parts import INDEX_VERSION, site_words
 from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
 from registry.schemas import Diagnostic, FetchFailure, Manifest, RawDocument, SiteCrawl
 from registry.store import (
@@ -259,10 +259,12 @@ def refresh_index_parts(session: Session, batch: int = 1000) -> int:
     while rows := session.scalars(select(ActionRow).where(_stale_parts()).limit(batch)).all():
         docs = {d.id: d for d in session.scalars(
             select(Document).where(Document.id.in_({r.document_id for r in rows})))}
-        hosts = dict(session.execute(
-            select(Site.id, Site.host).where(Site.id.in_({r.site_id for r in rows}))).all())
+        sites = {site.id: site for site in session.scalars(
+            select(Site).where(Site.id.in_({r.site_id for r in rows})))}
         for row in rows:
-            with_index_parts(row, hosts[row.site_id], docs[row.document_id])
+            site = sites[row.site_id]
+            with_index_parts(row, site.host, docs[row.document_id],
+                             site_words(site.name, site.description))
         session.flush()  # the rows are current now: the next query moves on
         done += len(rows)
     return done

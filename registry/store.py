@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from registry.index_parts import INDEX_VERSION, action_parts
+from registry.index_parts import INDEX_VERSION, action_parts, site_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Manifest, stable_id
 
@@ -55,16 +55,18 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
         seen.add(action.name)
         ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#{action.name}")
         row = ActionRow(id=ident, site_id=site.id, document_id=doc.id, **action.model_dump())
-        with_index_parts(row, site.host, doc)
+        with_index_parts(row, site.host, doc, site_words(
+            manifest.site_name or site.name, manifest.site_description or site.description))
         rows.append(row)
     return rows
 
 
-def with_index_parts(row: ActionRow, host: str, doc: Document) -> None:
+def with_index_parts(row: ActionRow, host: str, doc: Document, about: str) -> None:
     """Fill the row's index columns (registry.index_parts): a rebuild then only streams them.
-    The schema text is what CAST(input_schema AS TEXT) reads back on SQLite."""
+    The schema text is what CAST(input_schema AS TEXT) reads back on SQLite. ``about``: the
+    site's name and description (``index_parts.site_words``)."""
     source = {"url": doc.url, "format": doc.format or "unknown"}
-    parts = action_parts(row, json.dumps(row.input_schema), host, source)
+    parts = action_parts(row, json.dumps(row.input_schema), host, source, about)
     row.index_fields, row.index_text, row.payload = parts.index_fields, parts.index_text, \
         parts.payload
     row.index_version = INDEX_VERSION

@@ -1,0 +1,112 @@
+"""registry.semantic and the re-rank by meaning in registry.search (a sentence's first BM25
+candidates gain the cosine of their vector with the request's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy.orm import Session
+
+from registry import search as search_module
+from registry import semantic
+from registry.index import ActionIndex
+from registry.search import search
+from tests.test_index import add_site
+
+SENTENCE = "I am baking bread at home tonight and want some ideas"
+
+
+def test_vectors_are_small_fixed_and_say_what_text_means() -> None:
+    bread = semantic.stored("Recipes for bread, cakes and pastry")
+    assert len(bread) == semantic.DIMS and bread == semantic.stored(
+        "Recipes for bread, cakes and pastry")
+    assert semantic.stored("") == b"" and not semantic.embed("").any()
+    shoes, query = semantic.stored("Buy running shoes"), semantic.embed("what can I bake")
+    near, far, missing = semantic.similarities(query, [bread, shoes, None])
+    assert near > far and missing == 0.0
+    assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
+
+
+@pytest.fixture
+def index(session: Session, tmp_path: Path) -> ActionIndex:
+    add_site(session, "kitchen.example", [
+        {"name": "recipes", "title": "Recipe search",
+         "description": "Find baking recipes: bread, cakes, pastry and dough ideas"},
+    ], name="Kitchen", description="Cooking and baking recipes")
+    add_site(session, "cover.example", [
+        {"name": "home_quote", "title": "Home insurance quote",
+         "description": "Get ideas for insurance cover for your home tonight"},
+    ], name="Cover", description="Home and contents insurance")
+    # A weak candidate (one word: "ideas") widens the spread of BM25 scores the cosine is
+    # scaled by, as the tail of the first fifty candidates does in a real index.
+    add_site(session, "gifts.example", [
+        {"name": "gift_ideas", "title": "Gift ideas", "description": "Presents for anyone"},
+    ], name="Gifts")
+    idx = ActionIndex.open(tmp_path / "index")
+    idx.sync(session)
+    return idx
+
+
+def _bm25_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "SEMANTIC_MIN_WORDS", 10**6)
+
+
+def test_a_sentence_is_reranked_by_meaning(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as m:
+        _bm25_only(m)
+        words_only = [h.key for h in search(index, SENTENCE).hits]
+    # More of the sentence's words: home, tonight, ideas.
+    assert words_only == ["home_quote", "recipes", "gift_ideas"]
+    page = search(index, SENTENCE, explain=True)
+    assert [h.key for h in page.hits] == ["recipes", "home_quote", "gift_ideas"]
+    for hit in page.hits:  # the explanation still sums to the score, meaning included
+        assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
+    assert any(p["term"] == "(meaning)" for p in page.hits[0].explain)
+
+
+def test_a_short_request_is_ranked_by_its_words_alone(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*args: object) -> object:
+        raise AssertionError("a short request was re-ranked")
+
+    monkeypatch.setattr(search_module, "by_meaning", never)
+    assert [h.key for h in search(index, "home insurance quote").hits][0] == "home_quote"
+
+
+def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searcher = index.searcher()
+    found = searcher.search(search_module.build_query(
+        search_module.term_parts({"home": 1.0, "bake": 1.0, "idea": 1.0}),
+        search_module.Filters()), 10).hits
+    assert len(found) == 3
+    monkeypatch.setattr(search_module, "SEMANTIC_CANDIDATES", 1)  # one candidate: no change
+    assert search_module.by_meaning(searcher, SENTENCE, found) == (found, {})
+    monkeypatch.setattr(search_module, "SEMANTIC_CANDIDATES", 50)
+    rescored, bonus = search_module.by_meaning(searcher, SENTENCE, found)
+    assert sorted(key for key in bonus) == sorted((a.segment_ord, a.doc) for _, a in found)
+    assert all(gain >= 0 for gain in bonus.values())
+    before = {(a.segment_ord, a.doc): s for s, a in found}
+    for score, address in rescored:
+        key = (address.segment_ord, address.doc)
+        assert score == pytest.approx(before[key] + bonus[key])
+    assert [s for s, _ in rescored] == sorted((s for s, _ in rescored), reverse=True)
+
+
+def test_the_index_keeps_each_actions_vector(index: ActionIndex) -> None:
+    searcher = index.searcher()
+    [(_, address)] = searcher.search(search_module.build_query(
+        search_module.term_parts({"recip": 1.0}), search_module.Filters()), 1).hits
+    vector = searcher.doc(address).get_first("vec")
+    # Worked out at build time here (the rows were stored without index parts), with the
+    # site's name and description, as registry.store does when it stores an action.
+    # The text: name, title, effect word, description, then the site's name and description.
+    assert vector == semantic.stored(
+        "recipes Recipe search read Find baking recipes: bread, cakes, pastry and dough ideas "
+        "Kitchen Cooking and baking recipes")
