@@ -25,7 +25,7 @@ from registry.urls import split_identifier
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
 # registry.service.refresh_index_parts runs.
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -56,7 +56,7 @@ def action_parts(
               "head": head(name, row.title, row.type), "params": params}
     text = [names, title, cached_type_words(row.type, effect), row.description, params]
     index_text = " ".join(filter(None, text))
-    # What it means (registry.semantic), 64 bytes; with its site's words ("Worldwide Recipes:
+    # What it means (registry.semantic), 32 bytes; with its site's words ("Worldwide Recipes:
     # Food API" says what "Get Suggestions" suggests).
     fields["vec"] = stored_b64(f"{index_text} {about}".strip())
     payload = {"id": row.id, "kind": "action", "site": host, "name": row.name,

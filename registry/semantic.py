@@ -10,16 +10,19 @@ download): a text's vector is the weighted mean of its tokens' rows, each token 
 SIF-style a / (a + p), p taken from the token's rank in the vocabulary (ids of this BPE
 vocabulary follow merge order, roughly frequency), so no corpus statistics are needed and a
 vector never changes once stored. The table is cut to its first DIMS dimensions (the model is
-trained to allow it) and a stored vector is DIMS signed bytes: 64 bytes an action.
-Measured on ToolLens and the held-out MetaTool set (README, Benchmarks): 64 dims in int8 score
-like 256 in float32 within 0.01 NDCG@10.
+trained to allow it) and a stored vector is DIMS steps of 4 bits: 32 bytes an action, read
+with the action's stored document (so at a million actions the index grows by ~35 MB, all of
+which a busy API keeps in memory). Measured on ToolLens and the held-out MetaTool set (README,
+Benchmarks): 64 dims score within 0.005-0.02 NDCG@10 of 256, 8-bit steps like float32, and
+4-bit steps within 0.001 of 8-bit.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.resources
+import importlib.util
 from base64 import b64encode
+from pathlib import Path
 
 import numpy as np
 from safetensors import safe_open
@@ -30,18 +33,29 @@ DIMS = 64
 SIF_A = 1e-3
 BYTE_TOKENS = 258  # ids below this are byte fallbacks and control tokens, not words
 MAX_TOKENS = 256  # a text's first tokens are enough to say what it is about
+LEVELS = 7  # a stored component is one of -7..7 (4 bits)
+STORED_BYTES = DIMS // 2
+
+
+def _files() -> Path:
+    """The wordllama package's folder, found without importing it (its imports cost ~27 MB
+    of memory and nothing here uses them)."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the wordllama package is missing: run `make install`")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 @functools.cache
 def _model() -> tuple[Tokenizer, np.ndarray, np.ndarray]:
-    """(tokenizer, embedding table cut to DIMS, token weights); loaded once, on first use."""
-    root = importlib.resources.files("wordllama")
+    """(tokenizer, embedding table cut to DIMS, token weights); loaded once, on first use.
+    The table stays float16 (4 MB); the rows a text uses are widened when it is embedded."""
+    root = _files()
     tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{MODEL}_tokenizer_config.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     with safe_open(str(root / "weights" / f"{MODEL}_256.safetensors"), "np") as weights:
-        table = np.ascontiguousarray(weights.get_tensor("embedding.weight")[:, :DIMS],
-                                     dtype=np.float32)
+        table = np.ascontiguousarray(weights.get_slice("embedding.weight")[:, :DIMS])
     rank = np.maximum(np.arange(table.shape[0]) - BYTE_TOKENS, 1).astype(np.float64)
     p = (1 / rank) / (1 / rank).sum()
     return tokenizer, table, (SIF_A / (SIF_A + p)).astype(np.float32)
@@ -58,19 +72,29 @@ def embed(text: str) -> np.ndarray:
     ids = tokenizer.encode(text, add_special_tokens=False).ids
     if not ids:
         return np.zeros(DIMS, np.float32)
-    vector = weights[ids] @ table[ids]
+    vector = weights[ids] @ table[ids].astype(np.float32)
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm > 0 else vector
 
 
 def stored(text: str) -> bytes:
-    """What is stored for ``text``: its vector as DIMS signed bytes (scaled to the largest
-    component; only the direction is compared). Empty text: b''."""
+    """What is stored for ``text``: its vector in STORED_BYTES, each component a 4-bit step
+    of -7..7 times the largest (only the direction is compared), two to a byte. Empty: b''."""
     vector = embed(text)
     top = float(np.abs(vector).max())
     if top == 0:
         return b""
-    return np.rint(vector * (127 / top)).astype(np.int8).tobytes()
+    steps = (np.rint(vector * (LEVELS / top)) + LEVELS + 1).astype(np.uint8)  # 1..15
+    return (steps[0::2] << 4 | steps[1::2]).tobytes()
+
+
+def _unpacked(packed: bytes, count: int) -> np.ndarray:
+    """``count`` stored vectors, back as float32 rows of DIMS."""
+    nibbles = np.frombuffer(packed, dtype=np.uint8).reshape(count, STORED_BYTES)
+    rows = np.empty((count, DIMS), np.float32)
+    rows[:, 0::2] = nibbles >> 4
+    rows[:, 1::2] = nibbles & 15
+    return rows - (LEVELS + 1)
 
 
 def stored_b64(text: str) -> str:
@@ -80,10 +104,9 @@ def stored_b64(text: str) -> str:
 def similarities(query: np.ndarray, vectors: list[bytes | None]) -> np.ndarray:
     """Cosine of ``query`` (a unit vector) with each stored vector; 0 for a missing one."""
     out = np.zeros(len(vectors), np.float32)
-    present = [i for i, v in enumerate(vectors) if v and len(v) == DIMS]
+    present = [i for i, v in enumerate(vectors) if v and len(v) == STORED_BYTES]
     if present:
-        rows = np.frombuffer(b"".join(vectors[i] for i in present),  # type: ignore[misc]
-                             dtype=np.int8).reshape(len(present), DIMS).astype(np.float32)
+        rows = _unpacked(b"".join(vectors[i] for i in present), len(present))  # type: ignore[misc]
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
         out[present] = rows @ query
     return out
