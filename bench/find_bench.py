@@ -46,7 +46,9 @@ def ingest(settings: Settings, n_actions: int) -> tuple[float, list[str]]:
         with transaction(engine) as session:
             promote_site(session, update, max_actions=10_000)
         texts += [f"{a.name.replace('_', ' ')} {a.description}" for a in m.actions]
-    return time.perf_counter() - start, texts
+    elapsed = time.perf_counter() - start
+    engine.dispose()  # the last connection closed: SQLite folds its WAL into the file
+    return elapsed, texts
 
 
 def percentiles(samples_ms: list[float]) -> tuple[float, float]:
@@ -106,8 +108,15 @@ def stored(settings: Settings, n: int, cache: Path | None) -> tuple[float | None
         return ingest(settings, n)
     cached = cache_file(cache, n)
     if not cached.exists():
+        # Written under another name and renamed when whole: an ingest cut short (Ctrl-C)
+        # leaves no store that a later run would take for complete.
         cache.mkdir(parents=True, exist_ok=True)
-        ingest_s, texts = ingest(Settings(data_dir=cache, database_url=f"sqlite:///{cached}"), n)
+        partial = cached.with_suffix(".partial")
+        for leftover in cache.glob(f"{partial.name}*"):  # the database and its -wal, -shm
+            leftover.unlink()
+        url = f"sqlite:///{partial}"
+        ingest_s, texts = ingest(Settings(data_dir=cache, database_url=url), n)
+        partial.rename(cached)  # ingest closed its connections: the WAL is checkpointed
         return ingest_s, texts
     return None, corpus_texts(n)
 
