@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import tantivy
 
-from registry import semantic
+from registry import search_meaning as meaning
 from registry.index import ActionIndex
 from registry.index_docs import SCHEMA
 from registry.index_text import ACTION_VERBS, query_words, type_base, weighted_terms
@@ -48,14 +48,6 @@ COMMON_SHARE, CHEAP_POSTINGS = 0.05, 10_000
 # A request of common words only is first searched for the documents holding all of them,
 # when about this many times the candidates it needs are expected to (see all_words_first).
 ALL_WORDS_MARGIN, ALL_WORDS_LEAD = 8, 0.25
-# A request of SEMANTIC_MIN_WORDS words or more (filler aside) is a sentence, which often
-# shares no word with the action it needs: its first SEMANTIC_CANDIDATES BM25 candidates each
-# get the cosine of their vector with the request's (registry.semantic, 0 if negative), times
-# the spread of the candidates' BM25 scores, times SEMANTIC_WEIGHT, added to their score.
-# That is 0.5 x min-max-normalised BM25 + 0.5 x cosine, in BM25's units, so ``explain`` still
-# sums to the score. Short requests ("buy printer paper") name the action in its own words.
-# Chosen on ToolLens, confirmed on the held-out MetaTool set (README, Benchmarks).
-SEMANTIC_MIN_WORDS, SEMANTIC_CANDIDATES, SEMANTIC_WEIGHT = 5, 50, 1.0
 MAX_LIMIT, MAX_OFFSET = 100, 200
 PER_SITE = 3  # results per site on one page; more go to later pages
 # Candidates looked at for one page: first a little more than the page, so grouping can move a
@@ -258,16 +250,16 @@ def search(
         query = build_query(parts, filters, common)
         cap = per_site if len(filters.sites) == 0 else 0  # one site asked for: no cap
         fetch = 2 * (offset + limit) + 10
-        sentence = len(words) >= SEMANTIC_MIN_WORDS
+        sentence, bonus = meaning.is_sentence(words), {}
         if sentence:
-            fetch, bonus = max(fetch, SEMANTIC_CANDIDATES), {}
+            fetch = max(fetch, meaning.CANDIDATES)
         while True:
             first = all_words_first(parts, filters, common, freq, searcher.num_docs, fetch)
             found = searcher.search(first, fetch, count=False).hits if first else []
             if len(found) < fetch:
                 found = searcher.search(query, fetch, count=False).hits
             if sentence:
-                found, bonus = by_meaning(searcher, q, found)
+                found, bonus = meaning.by_meaning(searcher, q, found)
             page.hits, crowded = arrange(searcher, found, limit, offset, cap)
             if not crowded or len(found) < fetch or fetch >= MAX_CANDIDATES:
                 break
@@ -275,36 +267,9 @@ def search(
         if explain:
             for hit in page.hits:
                 hit.explain = explanation(parts, searcher, hit.address)
-                extra = bonus.get(_key(hit.address), 0.0) if sentence else 0.0
-                if extra > 0:
-                    hit.explain.append({"term": "(meaning)", "field": "vec", "weight": 1.0,
-                                        "score": round(extra, 4)})
+                hit.explain += meaning.explained(bonus, hit.address)
     page.took_ms = round((time.perf_counter() - started) * 1000, 3)
     return page
-
-
-def _key(address: tantivy.DocAddress) -> tuple[int, int]:
-    return address.segment_ord, address.doc
-
-
-def by_meaning(
-    searcher: tantivy.Searcher, q: str, found: list[tuple[float, tantivy.DocAddress]]
-) -> tuple[list[tuple[float, tantivy.DocAddress]], dict[tuple[int, int], float]]:
-    """``found`` with its first SEMANTIC_CANDIDATES re-scored by meaning (see
-    SEMANTIC_MIN_WORDS), and what each of them gained. The bonus is never negative, so the
-    re-scored ones stay above the rest, whose order and scores are untouched."""
-    top = found[:SEMANTIC_CANDIDATES]
-    if len(top) < 2:
-        return found, {}
-    vectors = [searcher.doc(address).get_first("vec") for _, address in top]
-    cosines = semantic.similarities(semantic.embed(q), vectors)
-    high, low = top[0][0], top[-1][0]
-    spread = (high - low) or high
-    bonus = {_key(address): SEMANTIC_WEIGHT * spread * max(float(cosine), 0.0)
-             for (_, address), cosine in zip(top, cosines, strict=True)}
-    rescored = sorted(((score + bonus[_key(address)], address) for score, address in top),
-                      key=lambda pair: -pair[0])
-    return rescored + found[len(top):], bonus
 
 
 def find(

@@ -1,5 +1,5 @@
-"""registry.semantic and the re-rank by meaning in registry.search (a sentence's first BM25
-candidates gain the cosine of their vector with the request's)."""
+"""registry.semantic and registry.search_meaning, the re-rank by meaning (a sentence's first
+BM25 candidates gain the cosine of their vector with the request's)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry import search as search_module
-from registry import semantic
+from registry import search_meaning, semantic
 from registry.index import ActionIndex
 from registry.search import search
 from tests.test_index import add_site
@@ -53,7 +53,7 @@ def index(session: Session, tmp_path: Path) -> ActionIndex:
 
 
 def _bm25_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search_module, "SEMANTIC_MIN_WORDS", 10**6)
+    monkeypatch.setattr(search_meaning, "MIN_WORDS", 10**6)
 
 
 def test_a_sentence_is_reranked_by_meaning(
@@ -77,7 +77,7 @@ def test_a_short_request_is_ranked_by_its_words_alone(
     def never(*args: object) -> object:
         raise AssertionError("a short request was re-ranked")
 
-    monkeypatch.setattr(search_module, "by_meaning", never)
+    monkeypatch.setattr(search_meaning, "by_meaning", never)
     assert [h.key for h in search(index, "home insurance quote").hits][0] == "home_quote"
 
 
@@ -89,10 +89,10 @@ def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
         search_module.term_parts({"home": 1.0, "bake": 1.0, "idea": 1.0}),
         search_module.Filters()), 10).hits
     assert len(found) == 3
-    monkeypatch.setattr(search_module, "SEMANTIC_CANDIDATES", 1)  # one candidate: no change
-    assert search_module.by_meaning(searcher, SENTENCE, found) == (found, {})
-    monkeypatch.setattr(search_module, "SEMANTIC_CANDIDATES", 50)
-    rescored, bonus = search_module.by_meaning(searcher, SENTENCE, found)
+    monkeypatch.setattr(search_meaning, "CANDIDATES", 1)  # one candidate: no change
+    assert search_meaning.by_meaning(searcher, SENTENCE, found) == (found, {})
+    monkeypatch.setattr(search_meaning, "CANDIDATES", 50)
+    rescored, bonus = search_meaning.by_meaning(searcher, SENTENCE, found)
     assert sorted(key for key in bonus) == sorted((a.segment_ord, a.doc) for _, a in found)
     assert all(gain >= 0 for gain in bonus.values())
     before = {(a.segment_ord, a.doc): s for s, a in found}
