@@ -180,16 +180,25 @@ def test_a_synonym_no_action_uses_is_not_a_rare_word(
     assert names(index, "search printer paper")[0] == "searchProducts"
 
 
+def _planned(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch, share: float, words: list[str]
+) -> tuple[Any, dict[tuple[str, str], int], set[str], dict]:
+    """(searcher, doc freqs, common terms, term parts) of ``words`` as ``search`` plans them,
+    with every word held by more than ``share`` of the index counted common."""
+    monkeypatch.setattr(search_module, "COMMON_SHARE", share)
+    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
+    searcher, freq = index.searcher(), {}
+    terms, common = search_module._useful(searcher, weighted_terms(words), freq)
+    return searcher, freq, common, search_module._live(
+        searcher, search_module.term_parts(terms), freq)
+
+
 def test_common_words_add_to_the_score_as_one_flat_query_would(
     index: ActionIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # "book" and "table" are in half of this index: common; "hire" and "bike" are rare.
-    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.2)
-    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
-    searcher, freq = index.searcher(), {}
-    terms, common = search_module._useful(searcher, weighted_terms(query_words(
-        "book a table or hire a bike")), freq)
-    parts = search_module._live(searcher, search_module.term_parts(terms), freq)
+    searcher, _, common, parts = _planned(index, monkeypatch, 0.2,
+                                          query_words("book a table or hire a bike"))
     assert {"book", "tabl"} <= common and {"hire", "bike"} - common == {"hire", "bike"}
     rare = [(Occur.Should, q) for (t, _), (_, q) in parts.items() if t not in common]
     flat = Query.boolean_query([(Occur.Must, Query.boolean_query(rare)), *[
@@ -224,13 +233,10 @@ def _pages(index: ActionIndex, monkeypatch: pytest.MonkeyPatch, q: str) -> tuple
 def test_all_words_first_gives_the_union_page(
     index: ActionIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.01)  # every word held is common
-    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
-    monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 0)  # always worth trying
+    # Every word held is common; all-words-first always worth trying.
+    searcher, freq, common, parts = _planned(index, monkeypatch, 0.01, ["book", "table"])
+    monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 0)
     monkeypatch.setattr(search_module, "ALL_WORDS_LEAD", 1.0)
-    searcher, freq = index.searcher(), {}
-    terms, common = search_module._useful(searcher, weighted_terms(["book", "table"]), freq)
-    parts = search_module._live(searcher, search_module.term_parts(terms), freq)
     first = search_module.all_words_first(parts, Filters(), common, freq,
                                           searcher.num_docs, 5)
     assert first is not None
@@ -250,11 +256,7 @@ def test_all_words_first_gives_the_union_page(
 def test_all_words_first_is_not_tried_when_it_would_not_save_work(
     index: ActionIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.01)
-    monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
-    searcher, freq = index.searcher(), {}
-    terms, common = search_module._useful(searcher, weighted_terms(["book", "table"]), freq)
-    parts = search_module._live(searcher, search_module.term_parts(terms), freq)
+    searcher, freq, common, parts = _planned(index, monkeypatch, 0.01, ["book", "table"])
 
     def tried(need: int) -> bool:
         return search_module.all_words_first(parts, Filters(), common, freq,
