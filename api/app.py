@@ -12,9 +12,8 @@ from fastapi import FastAPI
 from api.errors import install_error_handlers
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
-from registry import semantic
 from registry.config import Settings, get_settings
-from registry.index import ActionIndex
+from registry.index import ActionIndex, vectors
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
 # core. More only contend for the GIL and the caches: at 10k actions, 40 threads (Starlette's
@@ -33,7 +32,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
             app.state.index = ActionIndex.open(settings.index_path)
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
-        await anyio.to_thread.run_sync(semantic.load)
+        await anyio.to_thread.run_sync(vectors.load)
         yield
 
     app = FastAPI(title="actiondex", version="0.1.0", lifespan=lifespan)

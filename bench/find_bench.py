@@ -25,7 +25,7 @@ from bench.synthetic import manifests, queries
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
-from registry.index_parts import INDEX_VERSION
+from registry.index.parts import INDEX_VERSION
 from registry.schemas import RawDocument
 from registry.search import page_json, search
 from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site

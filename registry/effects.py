@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from registry.identifiers import split_identifier
 from registry.schemas import Effect
-from registry.urls import split_identifier
 
 _VERBS: dict[str, Effect] = {
     **dict.fromkeys(("search", "find", "read", "view", "watch", "listen", "check"), "read"),

@@ -19,7 +19,7 @@ from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from registry.formats import NORMALISER_VERSION, normalise
-from registry.index_parts import INDEX_VERSION, site_words
+from registry.index.parts import INDEX_VERSION, site_words
 from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
 from registry.schemas import Diagnostic, FetchFailure, Manifest, RawDocument, SiteCrawl
 from registry.store import (
@@ -252,7 +252,7 @@ def stale_index_parts(session: Session) -> int:
 
 
 def refresh_index_parts(session: Session, batch: int = 1000) -> int:
-    """Work out the stored index parts (registry.index_parts) of actions stored before they
+    """Work out the stored index parts (registry.index.parts) of actions stored before they
     existed or under another INDEX_VERSION; returns how many. Until then every index build
     works them out again, at a third of its speed. Run once after such an upgrade."""
     done = 0

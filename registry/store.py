@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from registry.index_parts import INDEX_VERSION, action_parts, site_words
+from registry.index.parts import INDEX_VERSION, action_parts, site_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Manifest, stable_id
 
@@ -62,7 +62,7 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
 
 
 def with_index_parts(row: ActionRow, host: str, doc: Document, about: str) -> None:
-    """Fill the row's index columns (registry.index_parts): a rebuild then only streams them.
+    """Fill the row's index columns (registry.index.parts): a rebuild then only streams them.
     The schema text is what CAST(input_schema AS TEXT) reads back on SQLite. ``about``: the
     site's name and description (``index_parts.site_words``)."""
     source = {"url": doc.url, "format": doc.format or "unknown"}

@@ -13,9 +13,6 @@ MAX_URL = 2048
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _HOLE = re.compile(r"\{[^{}]*\}")  # an RFC 6570 expression, e.g. {q} or {?q,page}
 _MASK_OPEN, _MASK_CLOSE = "\ue000", "\ue001"  # private-use: never part of a real URL
-# Words of an identifier: an acronym run, a (capitalised) word, or digits. Each alternative
-# backtracks at most one character, so the scan is linear.
-_WORDS = re.compile(r"[A-Z]+(?![^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|\d+")
 
 
 def site_of(url: str) -> str:
@@ -142,8 +139,3 @@ def is_private_host(host: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
     return not address.is_global
-
-
-def split_identifier(name: str) -> str:
-    """Identifier words, lower case: "add_to_cart", "addToCart", "add-to-cart" -> "add to cart"."""
-    return " ".join(word.lower() for word in _WORDS.findall(name[:256]))

@@ -32,9 +32,10 @@ from registry.formats import (
     sniff,
     well_known_paths,
 )
+from registry.identifiers import split_identifier
 from registry.sanitize import clean_text, safe_name
 from registry.schemas import Manifest, RawDocument
-from registry.urls import absolute, same_origin, site_of, split_identifier
+from registry.urls import absolute, same_origin, site_of
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"

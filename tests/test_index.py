@@ -17,12 +17,12 @@ import tantivy
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
-import registry.index as index_module
+import registry.index.handle as index_module
 from registry.index import ActionIndex, IndexBusy
-from registry.index_files import read_state, write_state
-from registry.index_parts import INDEX_VERSION
-from registry.index_rows import site_documents
-from registry.index_text import type_words
+from registry.index.files import read_state, write_state
+from registry.index.parts import INDEX_VERSION
+from registry.index.rows import site_documents
+from registry.index.text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
 from registry.search import find, search

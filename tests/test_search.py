@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy.orm import Session
 from tantivy import Occur, Query
 
-from registry import search as search_module
 from registry.index import ActionIndex
-from registry.index_docs import domains, name_text, with_parts
-from registry.index_text import EXPANSION_WEIGHT, query_words, weighted_terms
+from registry.index.documents import domains, name_text, with_parts
+from registry.index.text import EXPANSION_WEIGHT, query_words, weighted_terms
 from registry.search import Filters, find, page_json, search
+from registry.search import query as search_module
 from tests.test_index import add_site, shop_and_news
 
 

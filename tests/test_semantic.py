@@ -1,4 +1,4 @@
-"""registry.semantic and registry.search_meaning, the re-rank by meaning (a sentence's first
+"""registry.index.vectors and registry.search.meaning, the re-rank by meaning (a sentence's first
 BM25 candidates gain the cosine of their vector with the request's)."""
 
 from __future__ import annotations
@@ -9,26 +9,25 @@ import numpy as np
 import pytest
 from sqlalchemy.orm import Session
 
-from registry import search as search_module
-from registry import search_meaning, semantic
-from registry.index import ActionIndex
-from registry.search import search
+from registry.index import ActionIndex, vectors
+from registry.search import meaning, search
+from registry.search import query as search_module
 from tests.test_index import add_site
 
 SENTENCE = "I am baking bread at home tonight and want some ideas"
 
 
 def test_vectors_are_small_fixed_and_say_what_text_means() -> None:
-    bread = semantic.stored("Recipes for bread, cakes and pastry")
-    assert len(bread) == semantic.STORED_BYTES == semantic.DIMS // 2 and bread == semantic.stored(
+    bread = vectors.stored("Recipes for bread, cakes and pastry")
+    assert len(bread) == vectors.STORED_BYTES == vectors.DIMS // 2 and bread == vectors.stored(
         "Recipes for bread, cakes and pastry")
-    assert semantic.stored("") == b"" and not semantic.embed("").any()
-    shoes, query = semantic.stored("Buy running shoes"), semantic.embed("what can I bake")
-    near, far, missing = semantic.similarities(query, [bread, shoes, None])
+    assert vectors.stored("") == b"" and not vectors.embed("").any()
+    shoes, query = vectors.stored("Buy running shoes"), vectors.embed("what can I bake")
+    near, far, missing = vectors.similarities(query, [bread, shoes, None])
     assert near > far and missing == 0.0
     assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
     # Four bits a component keep the direction: the stored vector is the text's own.
-    assert semantic.similarities(semantic.embed("Recipes for bread, cakes and pastry"),
+    assert vectors.similarities(vectors.embed("Recipes for bread, cakes and pastry"),
                                  [bread])[0] > 0.98
 
 
@@ -53,7 +52,7 @@ def index(session: Session, tmp_path: Path) -> ActionIndex:
 
 
 def _bm25_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search_meaning, "MIN_WORDS", 10**6)
+    monkeypatch.setattr(meaning, "MIN_WORDS", 10**6)
 
 
 def test_a_sentence_is_reranked_by_meaning(
@@ -77,7 +76,7 @@ def test_a_short_request_is_ranked_by_its_words_alone(
     def never(*args: object) -> object:
         raise AssertionError("a short request was re-ranked")
 
-    monkeypatch.setattr(search_meaning, "by_meaning", never)
+    monkeypatch.setattr(meaning, "by_meaning", never)
     assert [h.key for h in search(index, "home insurance quote").hits][0] == "home_quote"
 
 
@@ -89,10 +88,10 @@ def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
         search_module.term_parts({"home": 1.0, "bake": 1.0, "idea": 1.0}),
         search_module.Filters()), 10).hits
     assert len(found) == 3
-    monkeypatch.setattr(search_meaning, "CANDIDATES", 1)  # one candidate: no change
-    assert search_meaning.by_meaning(searcher, SENTENCE, found) == (found, {})
-    monkeypatch.setattr(search_meaning, "CANDIDATES", 50)
-    rescored, bonus = search_meaning.by_meaning(searcher, SENTENCE, found)
+    monkeypatch.setattr(meaning, "CANDIDATES", 1)  # one candidate: no change
+    assert meaning.by_meaning(searcher, SENTENCE, found) == (found, {})
+    monkeypatch.setattr(meaning, "CANDIDATES", 50)
+    rescored, bonus = meaning.by_meaning(searcher, SENTENCE, found)
     assert sorted(key for key in bonus) == sorted((a.segment_ord, a.doc) for _, a in found)
     assert all(gain >= 0 for gain in bonus.values())
     before = {(a.segment_ord, a.doc): s for s, a in found}
@@ -110,6 +109,6 @@ def test_the_index_keeps_each_actions_vector(index: ActionIndex) -> None:
     # Worked out at build time here (the rows were stored without index parts), with the
     # site's name and description, as registry.store does when it stores an action.
     # The text: name, title, effect word, description, then the site's name and description.
-    assert vector == semantic.stored(
+    assert vector == vectors.stored(
         "recipes Recipe search read Find baking recipes: bread, cakes, pastry and dough ideas "
         "Kitchen Cooking and baking recipes")

@@ -2,7 +2,7 @@
 
 Why: a full index rebuild spent most of its time in Python working out each action's words
 and result JSON; they depend only on the stored row, so they are worked out once when the
-action is stored (registry.index_parts). Existing rows keep NULL and are worked out at build
+action is stored (registry.index.parts). Existing rows keep NULL and are worked out at build
 time until their site is stored again.
 
 Revision ID: 0004

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from registry.identifiers import split_identifier
 from registry.sanitize import clean_schema, clean_text_checked, safe_name
 from registry.schemas import Diagnostic, Severity
-from registry.urls import HTTP_METHODS, split_identifier
+from registry.urls import HTTP_METHODS
 
 Diagnostics = list[Diagnostic]
 

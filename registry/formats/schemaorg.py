@@ -24,9 +24,10 @@ from registry.formats._common import http_method, title_from
 from registry.formats._jsonld import Graph, Node, local_types
 from registry.formats._references import References
 from registry.formats._schemaorg_input import input_schema, output_schema
+from registry.identifiers import split_identifier
 from registry.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.schemas import Action, Diagnostic, Manifest, Severity
-from registry.urls import absolute, split_identifier
+from registry.urls import absolute
 
 NAME = "schemaorg"
 PATHS = ("/", "/.well-known/agents.json")

@@ -1,7 +1,7 @@
 """BM25 search over the action index: ``find(index, q)`` -> FindResponse.
 
 The user's text never reaches tantivy's query parser (it chokes on quotes, colons, brackets):
-it is split into words with the index's own analysis (registry.index_text) and the query is
+it is split into words with the index's own analysis (registry.index.text) and the query is
 built from term queries, so no input can make it raise. ``search`` returns a Page whose hits
 carry the pre-serialised payload; ``page_json`` turns it into GET /find's body without
 building a pydantic object per result (the lean path), ``find`` into a FindResponse.
@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 
 import tantivy
 
-from registry import search_meaning as meaning
 from registry.index import ActionIndex
-from registry.index_docs import SCHEMA
-from registry.index_text import ACTION_VERBS, query_words, type_base, weighted_terms
+from registry.index.documents import SCHEMA
+from registry.index.text import ACTION_VERBS, query_words, type_base, weighted_terms
 from registry.schemas import FindResponse, FindResult
-from registry.search_page import Hit, arrange, explanation
+from registry.search import meaning
+from registry.search.page import Hit, arrange, explanation
 
 # Every word is scored by BM25 over ``all`` (every text field of the action in one), which
 # normalises length over the whole action; splitting the score per field with dismax and

@@ -24,8 +24,8 @@ import tantivy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.index_docs import SCHEMA
-from registry.index_files import (
+from registry.index.documents import SCHEMA
+from registry.index.files import (
     current_target,
     generation_number,
     new_generation,
@@ -34,9 +34,9 @@ from registry.index_files import (
     swap_current,
     write_state,
 )
-from registry.index_parts import INDEX_VERSION
-from registry.index_rows import site_documents
-from registry.index_text import register
+from registry.index.parts import INDEX_VERSION
+from registry.index.rows import site_documents
+from registry.index.text import register
 from registry.models import Site
 
 WRITER_HEAP = 64_000_000  # incremental syncs: a few sites at a time

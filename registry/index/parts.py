@@ -3,7 +3,7 @@
 A full rebuild at a million actions spent most of its time in Python turning each row into
 words and JSON (about 35 us an action). None of that depends on anything but the row, its
 site's host and its document, all fixed while the row exists (a changed document replaces
-its rows), so registry.store computes it with the row and registry.index_docs only adds what
+its rows), so registry.store computes it with the row and registry.index.documents only adds what
 the site and its flows contribute. Rows stored under another ``INDEX_VERSION`` (or before
 these columns existed) are worked out the same way at build time instead.
 """
@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from registry.index_text import type_base, type_words
+from registry.identifiers import split_identifier
+from registry.index.text import type_base, type_words
+from registry.index.vectors import stored_b64
 from registry.schemas import EFFECTS
-from registry.semantic import stored_b64
-from registry.urls import split_identifier
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
@@ -56,7 +56,7 @@ def action_parts(
               "head": head(name, row.title, row.type), "params": params}
     text = [names, title, cached_type_words(row.type, effect), row.description, params]
     index_text = " ".join(filter(None, text))
-    # What it means (registry.semantic), 32 bytes; with its site's words ("Worldwide Recipes:
+    # What it means (registry.index.vectors), 32 bytes; with its site's words ("Worldwide Recipes:
     # Food API" says what "Get Suggestions" suggests).
     fields["vec"] = stored_b64(f"{index_text} {about}".strip())
     payload = {"id": row.id, "kind": "action", "site": host, "name": row.name,

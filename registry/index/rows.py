@@ -1,7 +1,7 @@
 """Loading store rows for the index: plain tuples (no ORM objects), a batch of sites at a time.
 
 At a million actions, loading is most of the build. An action's own part of its document is
-read as stored (registry.index_parts); only rows stored without it, or under another
+read as stored (registry.index.parts); only rows stored without it, or under another
 INDEX_VERSION, are worked out here from their columns. JSON schemas come as their stored text
 (decoding them in SQLAlchemy cost a third of the build, and the payload wants the text).
 Queries run on the session's Core connection: ORM result rows cost 2 us more apiece.
@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import Connection, Text, cast, or_, select
 from sqlalchemy.orm import Session
 
-from registry.index_docs import SiteInfo, action_document, flow_document, steps_of
-from registry.index_parts import INDEX_VERSION, ActionParts, action_parts
+from registry.index.documents import SiteInfo, action_document, flow_document, steps_of
+from registry.index.parts import INDEX_VERSION, ActionParts, action_parts
 from registry.models import ActionRow, Document, FlowRow, Site
 
 SITE_BATCH = 500  # sites per query while loading rows

@@ -1,4 +1,4 @@
-"""A sentence's BM25 candidates re-ranked by meaning (registry.semantic's vectors).
+"""A sentence's BM25 candidates re-ranked by meaning (the vectors of registry.index.vectors).
 
 A request of MIN_WORDS words or more (filler aside) is a sentence, which often shares no word
 with the action it needs. Its first CANDIDATES BM25 candidates each gain the cosine of their
@@ -16,7 +16,7 @@ from typing import Any
 
 import tantivy
 
-from registry import semantic
+from registry.index import vectors
 
 MIN_WORDS, CANDIDATES, WEIGHT = 5, 50, 1.0
 
@@ -39,8 +39,8 @@ def by_meaning(searcher: tantivy.Searcher, q: str, found: Found) -> tuple[Found,
     top = found[:CANDIDATES]
     if len(top) < 2:
         return found, {}
-    vectors = [searcher.doc(address).get_first("vec") for _, address in top]
-    cosines = semantic.similarities(semantic.embed(q), vectors)
+    stored = [searcher.doc(address).get_first("vec") for _, address in top]
+    cosines = vectors.similarities(vectors.embed(q), stored)
     high, low = top[0][0], top[-1][0]
     spread = (high - low) or high
     bonus = {_key(address): WEIGHT * spread * max(float(cosine), 0.0)

@@ -1,10 +1,10 @@
 """Store rows -> tantivy documents: the index schema and how each action and flow is indexed.
 
 One document per action and per flow. Raw fields are for filtering and deletion; weighted text
-fields use the ``en_fold`` analyzer (registry.index_text); ``payload`` holds the wire JSON of
+fields use the ``en_fold`` analyzer (registry.index.text); ``payload`` holds the wire JSON of
 the result minus its score, so /find neither touches the database nor re-serialises.
-An action's own part comes from registry.index_parts (mostly stored with the action); this
-module adds its site's and its flows' part. registry.index_rows reads the rows.
+An action's own part comes from registry.index.parts (mostly stored with the action); this
+module adds its site's and its flows' part. registry.index.rows reads the rows.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 import tantivy
 
-from registry.index_parts import (
+from registry.identifiers import split_identifier
+from registry.index.parts import (
     DUMP,
     WORD_RUNS,
     ActionParts,
@@ -30,10 +31,9 @@ from registry.index_parts import (
     with_schema,
     without_empty,
 )
-from registry.index_text import ANALYZER, NO_TERMS
+from registry.index.text import ANALYZER, NO_TERMS
+from registry.index.vectors import stored_b64
 from registry.models import Site
-from registry.semantic import stored_b64
-from registry.urls import split_identifier
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
 RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth",
@@ -64,7 +64,7 @@ def build_schema() -> tantivy.Schema:
         option = "basic" if name == "head" else "freq"
         builder.add_text_field(name, tokenizer_name=ANALYZER, index_option=option)
     builder.add_bytes_field("payload", stored=True, indexed=False)
-    builder.add_bytes_field("vec", stored=True, indexed=False)  # registry.semantic
+    builder.add_bytes_field("vec", stored=True, indexed=False)  # registry.index.vectors
     return builder.build()
 
 

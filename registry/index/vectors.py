@@ -3,7 +3,7 @@
 BM25 only sees shared words, and an agent's sentence often shares none with the action it
 needs ("I'm baking bread with yeast" -> a recipe search). Each action gets a vector of its
 text when it is stored; a request of several words is compared with the vectors of its best
-BM25 candidates, and the similarity is added to their scores (``registry.search_meaning``).
+BM25 candidates, and the similarity is added to their scores (``registry.search.meaning``).
 
 The vectors are WordLlama's static token embeddings (the ``wordllama`` wheel ships them; no
 download): a text's vector is the weighted mean of its tokens' rows, each token weighted
