@@ -10,9 +10,10 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 
 from actiondex import output
-from actiondex.runtime import UserError, open_index, open_store
+from actiondex.runtime import UserError, empty_index_note, first_line, open_index, open_store
 from registry.config import Settings, get_settings
 from registry.db import make_engine
 from registry.db import migrate as run_migrations
@@ -50,8 +51,17 @@ def _global(
     ] = None,
 ) -> None:
     if data_dir is not None:
+        _check_data_dir(data_dir)
         os.environ["ACTIONDEX_DATA_DIR"] = str(data_dir)
     get_settings.cache_clear()
+
+
+def _check_data_dir(data_dir: Path) -> None:
+    """A data dir must be a folder, or creatable as one: say so before any command runs."""
+    existing = next((p for p in (data_dir, *data_dir.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        where = "is a file" if existing == data_dir else f"is inside the file {existing}"
+        raise UserError(f"--data-dir {data_dir}: {where}, not a folder")
 
 
 def _settings() -> Settings:
@@ -175,6 +185,8 @@ def find(
         raise UserError("the query is empty")
     settings = _settings()
     index = open_index(settings, open_store(settings))
+    if note := empty_index_note(settings, index):
+        output.info(note)
     response = search(index, query, limit=limit, effects=effect, site=site)
     if as_json:
         print(json.dumps(response.public()))
@@ -206,7 +218,7 @@ def validate(
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
 ) -> None:
     """Serve the HTTP API (GET /find, GET /healthz)."""
     from actiondex.serving import serve_api
@@ -219,7 +231,7 @@ def serve(
 def demo(
     no_serve: Annotated[bool, typer.Option(
         "--no-serve", help="Stop after printing the results instead of serving the API.")] = False,
-    port: Annotated[int, typer.Option(help="Port for the API.")] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port for the API.")] = 8000,
 ) -> None:
     """Crawl a bundled demo web on loopback, index it, search it, then serve the API."""
     from actiondex.demo.run import run_demo
@@ -227,19 +239,42 @@ def demo(
     run_demo(_settings(), serve=not no_serve, port=port)
 
 
-def main() -> None:
-    """Entry point: user errors become one line on stderr, never a traceback."""
+def main(args: list[str] | None = None) -> None:
+    """Entry point: every failure is one line on stderr (with ``--json``: one JSON error
+    object on stdout), never a traceback. Exit 2 for bad input, 1 for anything else."""
+    args = (sys.argv[1:] if args is None else args) or ["--help"]
     try:
-        app()
+        code = app(args=args, prog_name="actiondex", standalone_mode=False)
+    except typer.TyperException as exc:  # a bad option or argument, as typer's click found it
+        code = _fail(args, "invalid-input", _usage_message(exc), 2)
     except UserError as exc:
-        print(f"actiondex: error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        sys.exit(130)
+        code = _fail(args, exc.code, str(exc), 2)
+    except OperationalError as exc:  # the database server is down or refuses us
+        code = _fail(args, "store-unavailable",
+                     f"cannot reach the database: {first_line(exc)}", 2)
+    except (KeyboardInterrupt, typer.Abort):
+        code = 130
     except Exception as exc:  # last resort: say what happened in one line
         if os.environ.get("ACTIONDEX_DEBUG"):
             raise
-        print(f"actiondex: error: {type(exc).__name__}: {exc} (set ACTIONDEX_DEBUG=1 for "
-              "the traceback)", file=sys.stderr)
-        sys.exit(1)
+        code = _fail(args, "internal-error", f"{type(exc).__name__}: {first_line(exc)} (set "
+                     "ACTIONDEX_DEBUG=1 for the traceback)", 1)
+    sys.exit(code or 0)
 
+
+def _fail(args: list[str], code: str, message: str, status: int) -> int:
+    """Say what went wrong: a JSON object when the command was asked for JSON."""
+    options = args[: args.index("--")] if "--" in args else args
+    if "--json" in options:
+        print(json.dumps({"error": {"code": code, "message": message}}))
+    else:
+        print(f"actiondex: error: {message}", file=sys.stderr)
+    return status
+
+
+def _usage_message(exc: typer.TyperException) -> str:
+    """click's message in one line, with where to read more."""
+    message = " ".join(exc.format_message().split())
+    context = getattr(exc, "ctx", None)
+    where = f" (see `{context.command_path} --help`)" if context is not None else ""
+    return message + where

@@ -13,7 +13,12 @@ from registry.index import ActionIndex
 
 
 class UserError(Exception):
-    """A problem the user can fix; printed as one line, never a traceback."""
+    """A problem the user can fix; printed as one line (``code`` names it for ``--json``),
+    never a traceback."""
+
+    def __init__(self, message: str, code: str = "invalid-input") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
@@ -26,7 +31,7 @@ def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
         else:
             _require_head(engine)
     except OperationalError as exc:
-        raise UserError(f"cannot open the database: {_first_line(exc)}") from exc
+        raise UserError(f"cannot open the database: {first_line(exc)}") from exc
     return engine
 
 
@@ -49,6 +54,19 @@ def open_index(settings: Settings, engine: Engine) -> ActionIndex:
     return index
 
 
-def _first_line(exc: BaseException) -> str:
+def empty_index_note(settings: Settings, index: ActionIndex) -> str | None:
+    """What to say when a search finds an empty store: which store it was, and how to fill it
+    (the demo keeps a store of its own, which a plain ``find`` after ``make demo`` misses)."""
+    if index.searcher().num_docs:
+        return None
+    note = (f"the store in {settings.data_dir} holds no actions yet: fill it with "
+            "`actiondex crawl` or `actiondex ingest`")
+    demo = settings.data_dir / "demo"
+    if (demo / "index").is_dir():
+        note += f"; the demo's store is {demo}: `actiondex --data-dir {demo} find ...`"
+    return note
+
+
+def first_line(exc: BaseException) -> str:
     text = str(getattr(exc, "orig", None) or exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

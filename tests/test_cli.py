@@ -109,3 +109,62 @@ def test_bad_database_url_is_one_line(data_dir: Path) -> None:
 def test_server_database_must_be_migrated_first(data_dir: Path, empty_pg_url: str) -> None:
     line = one_line_error(run(data_dir, "find", "x", db_url=empty_pg_url))
     assert "actiondex migrate" in line
+
+
+UNREACHABLE_PG = "postgresql://postgres@127.0.0.1:1/none"  # nothing listens on port 1
+
+
+def one_json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """``--json`` failures: exactly one JSON object on stdout, nothing on stderr."""
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == ""
+    body = json.loads(proc.stdout)
+    assert list(body) == ["error"] and body["error"]["message"]
+    return dict(body["error"])
+
+
+@pytest.mark.parametrize("args,code,expect", [
+    (["find", "", "--json"], "invalid-input", "empty"),
+    (["find", "x", "--effect", "bogus", "--json"], "invalid-input", "not one of"),
+    (["find", "x", "--limit", "0", "--json"], "invalid-input", "--limit"),
+    (["find", "x", "--json", "--bogus"], "invalid-input", "--bogus"),
+])
+def test_json_failures_print_one_json_error(data_dir: Path, args: list[str], code: str,
+                                            expect: str) -> None:
+    error = one_json_error(run(data_dir, *args))
+    assert error["code"] == code and expect in error["message"]
+
+
+def test_a_crawl_without_its_database_prints_one_json_error(data_dir: Path) -> None:
+    proc = run(data_dir, "crawl", "http://shop.test:8/", "--resolve", "shop.test:8:127.0.0.1",
+               "--json", db_url=UNREACHABLE_PG)
+    error = one_json_error(proc)
+    assert "database" in error["message"] and "Connection refused" in error["message"]
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["serve", "--port", "99999"], "--port"),
+    (["demo", "--port", "0"], "--port"),
+    (["migrate"], "cannot reach the database"),
+    (["nosuch"], "No such command"),
+])
+def test_bad_input_is_one_line_and_exit_2(data_dir: Path, args: list[str], expect: str) -> None:
+    proc = run(data_dir, *args, db_url=UNREACHABLE_PG)
+    assert expect in one_line_error(proc) and proc.returncode == 2
+
+
+def test_a_data_dir_that_is_a_file_is_one_line(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    for data_dir in (afile, afile / "below"):
+        proc = run(data_dir, "find", "x")
+        assert "not a folder" in one_line_error(proc) and proc.returncode == 2
+    assert afile.read_text() == "not a folder"
+
+
+def test_find_on_an_empty_store_says_which_store_it_searched(data_dir: Path) -> None:
+    (data_dir / "demo" / "index").mkdir(parents=True)  # what `actiondex demo` leaves
+    proc = run(data_dir, "find", "buy printer paper")
+    assert proc.returncode == 0
+    assert f"the store in {data_dir} holds no actions" in proc.stderr
+    assert f"--data-dir {data_dir / 'demo'}" in proc.stderr

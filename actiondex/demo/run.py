@@ -38,5 +38,8 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
     engine = open_store(settings)
     index = open_index(settings, engine)
     output.results(find(index, DEMO_QUERY, limit=5))
+    # The demo's store is its own (a rerun starts it afresh): say how to reach it.
+    output.info(f"the demo's store is {settings.data_dir}; search it with "
+                f"`actiondex --data-dir {settings.data_dir} find \"book a table\"`")
     if serve:
         serve_api(settings, engine, "127.0.0.1", port)
