@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 from actiondex.runtime import UserError
 from crawler.extract import html_to_document, is_html
 from registry.db import transaction
+from registry.formats import published_path
 from registry.schemas import RawDocument, SiteCrawl
 from registry.service import normalise_site, promote_site
 from registry.store import utcnow
@@ -20,9 +21,6 @@ from registry.urls import site_of
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 SUFFIXES = {".json", ".jsonld", ".html", ".htm", ""}
-# Files published under /.well-known/ keep that place, so relative paths resolve as on the site.
-WELL_KNOWN = {"agent-actions.json", "agents.json", "agent-card.json", "agent.json", "ard.json",
-              "ai-catalog.json", "ai-plugin.json", "api-catalog", "mcp.json"}
 
 
 def manifest_files(paths: list[Path]) -> list[Path]:
@@ -70,8 +68,8 @@ def document_for(path: Path, origin: str | None) -> RawDocument:
     parts = urlsplit(base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"{path}: origin {base!r} is not an http(s) URL")
-    folder = "/.well-known/" if path.name in WELL_KNOWN else "/"
-    url = f"{parts.scheme}://{parts.netloc}{folder}{path.name}"
+    # Well-known files keep their place, so relative paths resolve as on the site.
+    url = f"{parts.scheme}://{parts.netloc}{published_path(path.name)}"
     fields = {"status": 200, "fetched_at": utcnow()}
     if is_html("", body):
         doc = html_to_document(url, body, **fields)

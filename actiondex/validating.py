@@ -14,7 +14,7 @@ from actiondex.runtime import UserError
 from actiondex.validate_view import progress, render
 from crawler.extract import MAX_HTML_BYTES, html_to_document, is_html
 from registry.config import Settings
-from registry.formats import MAX_BYTES
+from registry.formats import MAX_BYTES, PAGE_FORMAT
 from registry.schemas import Diagnostic, FetchFailure, RawDocument
 from registry.urls import site_of
 from registry.validate import (
@@ -137,7 +137,7 @@ def _page_items(body: bytes) -> bytes:
 
 def _bare_page(url: str) -> ValidationReport:
     """An HTML page with no Schema.org markup at all: nothing for agents, say how to fix it."""
-    return ValidationReport(url=url, site=site_of(url), format="schemaorg", diagnostics=[
+    return ValidationReport(url=url, site=site_of(url), format=PAGE_FORMAT, diagnostics=[
         Diagnostic(code="no-actions", severity="warning",
                    message="the page has no Schema.org JSON-LD, microdata or RDFa",
                    hint="add a potentialAction (e.g. a WebSite SearchAction) in JSON-LD")])

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from registry.formats import normalise
+from registry.formats import normalise, published_path, well_known_paths
 from registry.formats._load import Unusable, load
 from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
 from registry.urls import site_of
@@ -23,9 +23,6 @@ from registry.urls import site_of
 # The site we say when nobody told us where a local file will be published.
 UNKNOWN_ORIGIN = "https://unknown.invalid"
 UNKNOWN_SITE = "unknown.invalid"
-WELL_KNOWN = frozenset({"agent-actions.json", "agents.json", "agent-card.json", "agent.json",
-                        "ard.json", "ai-catalog.json", "ai-plugin.json", "api-catalog",
-                        "mcp.json"})
 # Fetch failures that only mean "this site does not publish that file": not worth a report.
 _ABSENT = frozenset({"not-found"})
 # Failures that keep agents from a document the site serves; anything else the crawler notes
@@ -148,8 +145,9 @@ def _nothing_found(crawl: SiteCrawl) -> ValidationReport:
     diagnostic = Diagnostic(
         code="no-actions", severity="error",
         message=f"agents will find no action on {crawl.host}: actiondex read {looked}",
-        hint="publish /.well-known/agent-actions.json, or Schema.org potentialAction "
-             "JSON-LD on the homepage")
+        # the first format's path: agent-actions/0.1, the one that says the most
+        hint=f"publish {well_known_paths()[0]}, or Schema.org potentialAction JSON-LD on "
+             "the homepage")
     return ValidationReport(url=crawl.origin + "/", site=crawl.host, format="unknown",
                             diagnostics=[diagnostic])
 
@@ -162,8 +160,7 @@ def document_url(body: bytes, origin: str | None, name: str = "") -> str:
     parts = urlsplit(base)
     if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
         raise ValueError(f"{base!r} is not an http(s) URL")
-    folder = "/.well-known/" if name in WELL_KNOWN else "/"
-    return f"{parts.scheme}://{parts.netloc}{folder}{name}"
+    return f"{parts.scheme}://{parts.netloc}{published_path(name)}"
 
 
 def own_origin(body: bytes) -> str | None:

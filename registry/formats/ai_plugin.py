@@ -20,6 +20,7 @@ from registry.schemas import Action, Auth, Manifest
 
 NAME = "ai-plugin"
 PATHS = ("/.well-known/ai-plugin.json",)
+CROSS_HOST_REFERENCES = True  # api.url: the OpenAPI is often served by the API host
 _AUTH: dict[str, Auth] = {"none": "none", "service_http": "api_key", "user_http": "api_key",
                           "oauth": "oauth2"}
 

@@ -19,6 +19,8 @@ from registry.schemas import Action, Manifest
 
 NAME = "api-catalog"
 PATHS = ("/.well-known/api-catalog",)
+LINK_RELS = ("api-catalog",)
+CROSS_HOST_REFERENCES = True  # service-desc links name API hosts
 MAX_CONTEXTS, MAX_LINKS = 64, 16
 
 

@@ -23,6 +23,7 @@ from registry.urls import absolute
 
 NAME = "mcp"
 PATHS = ("/.well-known/mcp.json", "/.well-known/mcp/server-card.json", "/server.json")
+CROSS_HOST_REFERENCES = True  # remotes and cards live on the server's host
 MAX_TOOLS = 128
 _SERVER_KEYS = {"remotes", "packages", "version_detail", "serverInfo", "mcp_version"}
 # Keys that, next to a tools list, say "MCP server" rather than "some agents.json"

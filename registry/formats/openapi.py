@@ -8,6 +8,7 @@ are resolved with depth and size caps (``_jsonref``); operations are read by ``_
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from registry.formats._common import Diagnostics, diag
@@ -17,6 +18,9 @@ from registry.schemas import Manifest
 
 NAME = "openapi"
 PATHS = ("/openapi.json", "/.well-known/openapi.json", "/openapi.yaml", "/swagger.json")
+LINK_RELS = ("service-desc",)
+# Names OpenAPI documents go by that are not probed: "swagger.yaml", "openapi-v3.json"...
+FILE_NAME = re.compile(r"(?:openapi|swagger)[^/]*\.(?:json|ya?ml)$", re.IGNORECASE)
 
 
 def matches(data: Any) -> bool:

@@ -30,6 +30,7 @@ from registry.urls import absolute, split_identifier
 
 NAME = "schemaorg"
 PATHS = ("/", "/.well-known/agents.json")
+LINK_RELS = ("describedby",)  # <link rel="describedby" type="application/ld+json">
 MAX_ACTIONS, MAX_TARGETS = 256, 16
 # Where a site describes itself; WebSite wins over WebAPI over an organisation.
 _SITE_TYPES = {"WebSite": 0, "WebAPI": 1, "WebApplication": 1, "Organization": 2, "Corporation": 2,

@@ -22,6 +22,7 @@ from registry.schemas import Action, Flow, FlowStep, Manifest
 
 NAME = "wildcard-agents-json"
 PATHS = ("/.well-known/agents.json",)
+CROSS_HOST_REFERENCES = True  # sources are OpenAPI documents wherever they are published
 MAX_FLOWS, MAX_STEPS, MAX_LINKS = 64, 32, 128
 Key = tuple[str, str]  # (sourceId, operationId)
 
