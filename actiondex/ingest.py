@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 from sqlalchemy import Engine
 
 from actiondex.runtime import UserError
-from crawler.extract import html_to_document, is_html
 from registry.db import transaction
 from registry.formats import published_path
+from registry.pages import html_to_document, is_html
 from registry.schemas import RawDocument, SiteCrawl
 from registry.service import normalise_site, promote_site
 from registry.store import utcnow

@@ -12,9 +12,9 @@ from urllib.parse import unquote, urlsplit
 
 from actiondex.runtime import UserError
 from actiondex.validate_view import progress, render
-from crawler.extract import MAX_HTML_BYTES, html_to_document, is_html
 from registry.config import Settings
 from registry.formats import MAX_BYTES, PAGE_FORMAT
+from registry.pages import MAX_HTML_BYTES, html_to_document, is_html
 from registry.schemas import Diagnostic, FetchFailure, RawDocument
 from registry.urls import site_of
 from registry.validate import (

@@ -13,8 +13,8 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import TCPTimedOutError
 from twisted.python.failure import Failure
 
-from crawler.extract import html_to_document, is_html
 from crawler.middlewares import BlockedAddress
+from registry.pages import html_to_document, is_html
 from registry.schemas import RawDocument
 from registry.urls import a_label
 
