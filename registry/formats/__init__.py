@@ -54,8 +54,8 @@ from registry.schemas import Diagnostic, Manifest, RawDocument
 from registry.urls import site_of
 
 __all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "NORMALISER_VERSION",
-           "PAGE_FORMAT", "Resolve", "link_relations", "names_a_manifest", "normalise",
-           "published_path", "references_cross_hosts", "sniff", "well_known_names",
+           "PAGE_FORMAT", "Resolve", "link_relations", "named_site", "names_a_manifest",
+           "normalise", "published_path", "references_cross_hosts", "sniff", "well_known_names",
            "well_known_paths"]
 
 NORMALISER_VERSION = 2
@@ -108,6 +108,18 @@ def references_cross_hosts(format_name: str) -> bool:
 def link_relations() -> frozenset[str]:
     """The ``<link rel>`` / ``Link`` header relations that point at some format's document."""
     return frozenset(rel for module in FORMATS for rel in getattr(module, "LINK_RELS", ()))
+
+
+def named_site(body: bytes) -> str | None:
+    """The site a document names for itself (a URL or a bare host), when its format says
+    where (the module's ``site_url``); None otherwise. Unchecked: see registry.placement."""
+    try:
+        data, _ = load(body)
+    except Unusable:
+        return None
+    site_url = getattr(_module_for(data), "site_url", None)
+    value = site_url(data) if site_url else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _module_for(data: Any) -> Any:

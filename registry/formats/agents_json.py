@@ -55,6 +55,10 @@ def matches(data: Any) -> bool:
             and bool(_MARKERS & data.keys()))
 
 
+def site_url(data: Any) -> Any:
+    return as_dict(data).get("url") or as_dict(data).get("homepage")
+
+
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
     refs = refs or References(url)
     diags: Diagnostics = []

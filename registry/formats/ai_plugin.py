@@ -38,6 +38,11 @@ def matches(data: Any) -> bool:
     return _plugin(data) is not None
 
 
+def site_url(data: Any) -> Any:
+    """The OpenAPI's URL: a plugin names no site of its own, and its API is the site's."""
+    return as_dict(as_dict(_plugin(data)).get("api")).get("url")
+
+
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
     refs = refs or References(url)
     plugin = _plugin(data) or {}

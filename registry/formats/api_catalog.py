@@ -28,6 +28,11 @@ def matches(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("linkset"), list)
 
 
+def site_url(data: dict[str, Any]) -> Any:
+    """The first link context's anchor: the API (on the site) the links describe."""
+    return next((as_dict(c).get("anchor") for c in as_list(data.get("linkset"))[:1]), None)
+
+
 def to_manifest(data: dict[str, Any], url: str, site: str,
                 refs: References | None = None) -> Manifest:
     refs = refs or References(url)

@@ -59,6 +59,11 @@ def matches(data: Any) -> bool:
     return _is_server(data) or bool(_servers(data))
 
 
+def site_url(data: Any) -> str | None:
+    """A single server's remote or endpoint URL; a registry page lists many sites, so none."""
+    return _endpoint(data, "") if isinstance(data, dict) and _servers(data) is None else None
+
+
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
     diags: Diagnostics = []
     servers = _servers(data)

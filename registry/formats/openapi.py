@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from registry.formats._common import Diagnostics, diag
-from registry.formats._openapi import is_openapi, operations, spec_title
+from registry.formats._openapi import base_url, is_openapi, operations, spec_title
 from registry.formats._references import References
 from registry.schemas import Manifest
 
@@ -27,6 +27,11 @@ def matches(data: Any) -> bool:
     # "paths" + "info" without a version is still an API description (one real spec
     # starts "penapi: 3.0.1"): read it, and say what is missing.
     return is_openapi(data) or (isinstance(data, dict) and {"paths", "info"} <= data.keys())
+
+
+def site_url(data: dict[str, Any]) -> str | None:
+    """Where the operations live: servers[0], or Swagger's host (relative ones say nothing)."""
+    return base_url(data, "") or None
 
 
 def to_manifest(data: dict[str, Any], url: str, site: str,

@@ -63,6 +63,18 @@ def matches(data: Any) -> bool:
                for item in items[:100])
 
 
+def site_url(data: Any) -> Any:
+    """The ``url`` of the entity that best describes the site (_SITE_TYPES), else of a WebPage:
+    either way a page on the site."""
+    best: tuple[int, Any] = (9, None)
+    for node, _ in Graph(data, []).nodes:
+        rank = min((_SITE_TYPES.get(t, 3 if t == "WebPage" else 9) for t in local_types(node)),
+                   default=9)
+        if rank < best[0] and isinstance(node.get("url"), str):
+            best = (rank, node["url"])
+    return best[1]
+
+
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
     diags: list[Diagnostic] = []
     doc = _Doc(url, Graph(data, diags), diags)
