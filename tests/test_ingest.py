@@ -113,3 +113,14 @@ def test_hidden_folders_are_not_read_but_well_known_is(tmp_path: Path, store: En
         (MIXED / "agent-actions.json").read_bytes())
     summary = ingest_paths(store, [site], None)
     assert summary["skipped"] == [] and summary["documents"] == 1
+
+
+def test_operations_of_an_unread_source_are_found_but_not_callable(data_dir: Path) -> None:
+    """A Wildcard agents.json whose OpenAPI source is elsewhere: each operation's effect is read
+    from its name ("lantern_list_letters" reads, it does not write), with nothing to call."""
+    manifest = Path(__file__).parent / "fixtures" / "wildcard-agents-json" / "prefixed-ids.json"
+    assert run(data_dir, "ingest", str(manifest), "--origin", "post.example").returncode == 0
+    proc = run(data_dir, "find", "list letters", "--json")
+    [found] = [r for r in json.loads(proc.stdout)["results"] if r["kind"] == "action"][:1]
+    assert (found["name"], found["effect"]) == ("lantern_list_letters", "read")
+    assert found["method"] is None and found["endpoint"] is None
