@@ -47,6 +47,18 @@ def test_no_format_fact_outside_the_format_modules(path: Path) -> None:
                       f"{found}"
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "api").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_api_never_imports_the_crawler(path: Path) -> None:
+    """Pages, placement and validation are registry's; the URL form runs the crawler in a
+    child process."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names]
+    names += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert not [n for n in names if n.split(".")[0] in ("crawler", "scrapy")], path
+
+
 def test_the_scan_catches_what_it_should() -> None:
     assert FILE_NAMES.search("publish /.well-known/agent-actions.json, or a page")
     assert FILE_NAMES.search("ai-plugin.json") and not FILE_NAMES.search("my-ai-plugin.json")

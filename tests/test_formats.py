@@ -51,7 +51,7 @@ def document_for(path: Path) -> RawDocument:
     url = url_file.read_text().strip() if url_file.exists() else f"https://{case}.example/"
     body = path.read_bytes()
     if path.suffix == ".html":
-        # As the crawler and `actiondex ingest` do: a page without JSON-LD is an empty list.
+        # A page without Schema.org items (which crawls and ingest leave out) as an empty list.
         return html_to_document(url, body) or RawDocument(
             url=url, body=b"[]", content_type="application/ld+json")
     return RawDocument(url=url, body=body, content_type="application/json")
