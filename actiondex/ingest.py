@@ -1,37 +1,57 @@
-"""`actiondex ingest`: manifest files into the store, through the same path as a crawl."""
+"""`actiondex ingest`: manifest files into the store, through the same path as a crawl.
+
+Each file is placed on its site by registry.placement, the rule `actiondex validate` and
+POST /validate follow. A file that is no manifest (a JSON Schema, a README, a page without
+Schema.org items) or names no site is skipped with its reason and the others are stored, so
+one stray file in a folder never stops the rest.
+"""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
 from actiondex.runtime import UserError
-from crawler.extract import html_to_document, is_html
 from registry.db import transaction
-from registry.schemas import RawDocument, SiteCrawl
-from registry.service import normalise_site, promote_site
+from registry.formats import normalise, well_known_names
+from registry.placement import host_diagnostics, origin_of, place
+from registry.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
+from registry.service import PromoteResult, normalise_site, promote_site
 from registry.store import utcnow
 from registry.urls import site_of
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
-SUFFIXES = {".json", ".jsonld", ".html", ".htm", ""}
-# Files published under /.well-known/ keep that place, so relative paths resolve as on the site.
-WELL_KNOWN = {"agent-actions.json", "agents.json", "agent-card.json", "agent.json", "ard.json",
-              "ai-catalog.json", "ai-plugin.json", "api-catalog", "mcp.json"}
+# What a folder walk reads: these, and files by a well-known name ("api-catalog", "llms.txt").
+SUFFIXES = {".json", ".jsonld", ".html", ".htm"}
+
+
+@dataclass
+class Skipped:
+    path: str
+    reason: str
+
+
+class Skip(Exception):
+    """This file is not stored; the message says why."""
+
+
+def _wanted(path: Path, folder: Path) -> bool:
+    """A manifest-like file, not hidden, nor in a hidden folder (.git) other than the one
+    manifests are published in."""
+    hidden = [p for p in path.relative_to(folder).parts if p.startswith(".")]
+    return (path.is_file() and hidden in ([], [".well-known"])
+            and (path.suffix.lower() in SUFFIXES or path.name in well_known_names()))
 
 
 def manifest_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*")
-                                if p.is_file() and p.suffix.lower() in SUFFIXES
-                                and not p.name.startswith(".")))
+            files.extend(sorted(p for p in path.rglob("*") if _wanted(p, path)))
         elif path.is_file():
             files.append(path)
         else:
@@ -39,72 +59,85 @@ def manifest_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def own_origin(body: bytes) -> str | None:
-    """The site a manifest names for itself: ``site.url``, ``url`` or a WebSite's ``url``."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    candidates: list[Any] = [data]
-    if isinstance(data, dict):
-        candidates += [data.get("site"), *(data.get("@graph") or [])]
-    elif isinstance(data, list):
-        candidates += data
-    for item in candidates:
-        if isinstance(item, str) and item.startswith(("http://", "https://")):
-            return item
-        url = item.get("url") if isinstance(item, dict) else None
-        if isinstance(url, str) and url.startswith(("http://", "https://")):
-            return url
-    return None
-
-
-def document_for(path: Path, origin: str | None) -> RawDocument:
-    body = path.read_bytes()[: MAX_FILE_BYTES + 1]
+def read_file(path: Path, origin: str | None) -> RawDocument:
+    """The file as a document placed on its site; Skip when it is no manifest or names no
+    site."""
+    with path.open("rb") as file:
+        body = file.read(MAX_FILE_BYTES + 1)
     if len(body) > MAX_FILE_BYTES:
-        raise UserError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB")
-    base = origin or own_origin(body)
-    if not base:
-        raise UserError(f"{path}: no origin; pass --origin https://site.example "
-                        "(the manifest names no site url)")
-    parts = urlsplit(base)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"{path}: origin {base!r} is not an http(s) URL")
-    folder = "/.well-known/" if path.name in WELL_KNOWN else "/"
-    url = f"{parts.scheme}://{parts.netloc}{folder}{path.name}"
-    fields = {"status": 200, "fetched_at": utcnow()}
-    if is_html("", body):
-        doc = html_to_document(url, body, **fields)
-        return doc or RawDocument(url=url, body=b"[]", content_type="application/ld+json",
-                                  **fields)
-    return RawDocument(url=url, body=body, content_type="application/json", **fields)
+        raise Skip(f"larger than {MAX_FILE_BYTES // 2**20} MiB")
+    placed = place(body, path.name, origin, status=200, fetched_at=utcnow())
+    document = placed.document
+    if document is None:
+        raise Skip("an HTML page without Schema.org JSON-LD, microdata or RDFa")
+    _check(normalise(document))
+    if not placed.named:
+        raise Skip("names no site; pass --origin https://site.example, or give the "
+                   "manifest its site (a url field)")
+    return document
+
+
+def _check(manifest: Manifest) -> None:
+    """Skip what holds nothing for agents: no known format, or a README read as llms.txt."""
+    why = next((f" ({d.code}: {d.message})" for d in manifest.diagnostics
+                if d.severity == "error"), "")
+    if manifest.format == "unknown":
+        raise Skip(f"not a manifest{why}")
+    if not (manifest.actions or manifest.flows or manifest.references):
+        raise Skip(f"no actions, flows or references to other documents{why}")
+
+
+def _place_all(files: list[Path], origin: str | None
+               ) -> tuple[dict[str, list[RawDocument]], list[Skipped]]:
+    by_site: dict[str, list[RawDocument]] = defaultdict(list)
+    skipped = []
+    for path in files:
+        try:
+            document = read_file(path, origin)
+        except Skip as exc:
+            skipped.append(Skipped(str(path), str(exc)))
+            continue
+        by_site[site_of(document.url)].append(document)
+    return by_site, skipped
+
+
+def _store_site(engine: Engine, host: str, docs: list[RawDocument]) -> PromoteResult:
+    """One site in one transaction; its name is checked as a crawl checks it."""
+    origin = origin_of(docs[0].url)
+    notes = [FetchFailure(url=origin + "/", code=d.code, message=d.message)
+             for d in host_diagnostics(host)]
+    crawl = SiteCrawl(host=host, origin=origin, documents=docs, failures=notes)
+    update = normalise_site(crawl)
+    with transaction(engine) as session:
+        return promote_site(session, update)
 
 
 def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[str, Any]:
-    """Group files by site, then normalise and promote each site in one transaction."""
-    by_site: dict[str, list[RawDocument]] = defaultdict(list)
-    for path in manifest_files(paths):
-        doc = document_for(path, origin)
-        by_site[site_of(doc.url)].append(doc)
-    totals: dict[str, Any] = {"kind": "ingest", "sites": 0, "documents": 0, "actions": 0,
-                              "flows": 0, "errors": 0, "changed_sites": [], "per_site": []}
-    for host, docs in sorted(by_site.items()):
-        scheme_host = urlsplit(docs[0].url)
-        crawl = SiteCrawl(host=host, origin=f"{scheme_host.scheme}://{scheme_host.netloc}",
-                          documents=docs)
-        update = normalise_site(crawl)
-        with transaction(engine) as session:
-            result = promote_site(session, update)
-        totals["sites"] += 1
-        totals["documents"] += result.documents
-        totals["actions"] += result.actions
-        totals["flows"] += result.flows
-        totals["errors"] += len(result.errors)
-        if result.changed:
-            totals["changed_sites"].append(host)
-        totals["per_site"].append({"host": host, "documents": result.documents,
-                                   "actions": result.actions, "flows": result.flows,
-                                   "errors": result.errors})
-    if not by_site:
+    """Group the files by site, then normalise and promote each site in one transaction.
+    The summary lists every file that was skipped, with its reason."""
+    try:
+        origin = origin_of(origin) if origin else None
+    except ValueError as exc:
+        raise UserError(f"--origin {exc}") from None
+    files = manifest_files(paths)
+    if not files:
         raise UserError("no manifest files found")
+    by_site, skipped = _place_all(files, origin)
+    totals: dict[str, Any] = {"kind": "ingest", "sites": 0, "documents": 0, "actions": 0,
+                              "flows": 0, "errors": 0, "changed_sites": [], "per_site": [],
+                              "skipped": [asdict(s) for s in skipped]}
+    for host, docs in sorted(by_site.items()):
+        _add(totals, _store_site(engine, host, docs))
     return totals
+
+
+def _add(totals: dict[str, Any], result: PromoteResult) -> None:
+    totals["sites"] += 1
+    for key in ("documents", "actions", "flows"):
+        totals[key] += getattr(result, key)
+    totals["errors"] += len(result.errors)
+    if result.changed:
+        totals["changed_sites"].append(result.host)
+    totals["per_site"].append({"host": result.host, "documents": result.documents,
+                               "actions": result.actions, "flows": result.flows,
+                               "errors": result.errors})

@@ -43,6 +43,9 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
     table.add_row(f"{data['sites']} sites", str(data["documents"]), str(data["actions"]),
                   str(data["flows"]), str(data["errors"]), style="bold")
     out.print(table)
+    for skipped in data.get("skipped", []):
+        out.print(f"[bold]skipped[/bold] {escape(skipped['path'])}: {escape(skipped['reason'])}",
+                  soft_wrap=True)
     if data.get("replayed"):
         out.print(f"Stored from the spool (kept while the database was away): "
                   f"{escape(', '.join(data['replayed']))}")

@@ -12,18 +12,18 @@ from urllib.parse import unquote, urlsplit
 
 from actiondex.runtime import UserError
 from actiondex.validate_view import progress, render
-from crawler.extract import MAX_HTML_BYTES, html_to_document, is_html
 from registry.config import Settings
 from registry.formats import MAX_BYTES
-from registry.schemas import Diagnostic, FetchFailure, RawDocument
-from registry.urls import site_of
+from registry.pages import MAX_HTML_BYTES, is_html
+from registry.placement import place
+from registry.schemas import FetchFailure, RawDocument
 from registry.validate import (
-    UNKNOWN_ORIGIN,
     SiteReport,
     ValidationReport,
-    document_url,
+    bare_page,
     failure_report,
     validate_document,
+    validate_placed,
     validate_site,
 )
 
@@ -97,15 +97,10 @@ def validate_file(path: Path, origin: str | None) -> ValidationReport:
     page = suffix in _HTML_SUFFIXES or (suffix not in _DATA_SUFFIXES and is_html("", body))
     page = page and len(body) <= MAX_HTML_BYTES  # too big to read: normalise says too-large
     try:
-        url = document_url(_page_items(body) if page and not origin else body, origin,
-                           path.name)
+        placed = place(body, path.name, origin, page=page)
     except ValueError as exc:
         raise UserError(f"--origin {exc}") from None
-    resolve = _beside(path, url)
-    if not page:
-        return validate_document(RawDocument(url=url, body=body), resolve=resolve)
-    document = html_to_document(url, body)
-    return validate_document(document, resolve=resolve) if document else _bare_page(url)
+    return validate_placed(placed, resolve=_beside(path, placed.url))
 
 
 def _beside(path: Path, url: str) -> Callable[[str], bytes | None]:
@@ -129,25 +124,11 @@ def _beside(path: Path, url: str) -> Callable[[str], bytes | None]:
     return resolve
 
 
-def _page_items(body: bytes) -> bytes:
-    """A page's Schema.org items, read once only to find the site it names (a WebSite url)."""
-    document = html_to_document(UNKNOWN_ORIGIN + "/", body)
-    return document.body if document else b""
-
-
-def _bare_page(url: str) -> ValidationReport:
-    """An HTML page with no Schema.org markup at all: nothing for agents, say how to fix it."""
-    return ValidationReport(url=url, site=site_of(url), format="schemaorg", diagnostics=[
-        Diagnostic(code="no-actions", severity="warning",
-                   message="the page has no Schema.org JSON-LD, microdata or RDFa",
-                   hint="add a potentialAction (e.g. a WebSite SearchAction) in JSON-LD")])
-
-
 def _document_report(item: tuple[RawDocument, dict[str, bytes]] | FetchFailure | str
                      ) -> ValidationReport:
     if isinstance(item, FetchFailure):
         return failure_report(item, named=True)
     if isinstance(item, str):  # an HTML page without Schema.org items
-        return _bare_page(item)
+        return bare_page(item)
     document, references = item
     return validate_document(document, resolve=references.get)

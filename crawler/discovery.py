@@ -18,13 +18,12 @@ from crawler.links import header_links, html_links, pick_pages
 from crawler.responses import response_is_html, to_document
 from crawler.sitemaps import MAX_DEPTH, SitemapError, parse_sitemap
 from crawler.sitestate import MAX_SITEMAP_FILES, SiteState, fingerprint
-from registry.formats import normalise, well_known_paths
+from registry.formats import normalise, references_cross_hosts, well_known_paths
 from registry.schemas import RawDocument
 
 if TYPE_CHECKING:
     from crawler.spiders.site import SiteSpider
 
-CROSS_HOST_FORMATS = frozenset({"ai-plugin", "api-catalog", "ard", "wildcard", "mcp"})
 Follow = list[Request | None]
 
 
@@ -97,7 +96,7 @@ class Discovery:
     def _references(self, site: SiteState, url: str, body: bytes) -> Follow:
         manifest = normalise(RawDocument(url=url, body=body), site=site.crawl.host)
         refs = manifest.references
-        if manifest.format not in CROSS_HOST_FORMATS:
+        if not references_cross_hosts(manifest.format):
             refs = [u for u in refs if _origin(u) == site.crawl.origin]
         return [self._get(site, ref, "reference") for ref in refs]
 

@@ -13,7 +13,9 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import html as lxml_html
 
-RELS = frozenset({"describedby", "ai-catalog", "api-catalog", "service-desc"})
+from registry.formats import link_relations
+
+RELS = link_relations()  # each format names the relations that point at it
 MAX_LINKS = 20  # per response: each one costs a request from the site budget
 _LINK_VALUE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]+)*)")
 _REL = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.IGNORECASE)

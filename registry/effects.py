@@ -10,6 +10,7 @@ import re
 
 from registry.identifiers import split_identifier
 from registry.schemas import Effect
+from registry.urls import HTTP_METHODS
 
 _VERBS: dict[str, Effect] = {
     **dict.fromkeys(("search", "find", "read", "view", "watch", "listen", "check"), "read"),
@@ -51,6 +52,17 @@ def infer_effect(type_name: str | None, method: str | None, name: str | None) ->
     if method:
         return _METHODS.get(method.strip().upper(), "write")
     return "write"
+
+
+def effect_of_id(identifier: str, prefix: str = "") -> Effect:
+    """The effect of an operation known only by its id: the words after ``prefix`` (a
+    generator's namespace, "giphy" in "giphy_get_gifs"), a trailing HTTP method word
+    ("dm_events_get") taken as the method when the leading verb says nothing."""
+    words, lead = split_identifier(identifier).split(), split_identifier(prefix).split()
+    if lead and words[:len(lead)] == lead:
+        words = words[len(lead):]
+    method = words[-1].upper() if words and words[-1].upper() in HTTP_METHODS else None
+    return infer_effect(None, method, "_".join(words))
 
 
 def strongest(effects: list[Effect]) -> Effect:

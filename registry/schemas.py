@@ -35,8 +35,8 @@ class Diagnostic(_Model):
 class RawDocument(_Model):
     """A fetched (or ingested) document, before normalisation.
 
-    ``body`` is the bytes as served, except for HTML pages: the crawler's extract step turns a
-    page into its JSON-LD items serialised as JSON, with ``content_type`` ``application/ld+json``.
+    ``body`` is the bytes as served, except for HTML pages: ``registry.pages`` turns a page
+    into its JSON-LD items serialised as JSON, with ``content_type`` ``application/ld+json``.
     """
 
     url: str

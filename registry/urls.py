@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import idna
 
@@ -91,9 +91,9 @@ def _unmasked(url: str, holes: list[str]) -> str:
 def absolute(endpoint: object, base_url: str) -> str | None:
     """``endpoint`` resolved against ``base_url``, keeping ``{...}`` template expressions.
 
-    None unless the result is a plain http(s) URL with a literal host: no template in the
-    authority, no user-info, no whitespace, control characters or backslashes (browsers read
-    ``\\`` as ``/``, Python does not, which would let a host hide in a path).
+    None unless the result is a plain http(s) URL with a literal host (an IDNA A-label): no
+    template in the authority, no user-info, no whitespace, control characters or backslashes
+    (browsers read ``\\`` as ``/``, Python does not, which would let a host hide in a path).
     """
     if not isinstance(endpoint, str):
         return None
@@ -113,6 +113,13 @@ def absolute(endpoint: object, base_url: str) -> str | None:
         return None
     if _MASK_OPEN in parts.netloc:
         return None
+    if not parts.netloc.isascii():  # agents see "xn--pypal-4ve.test", never a look-alike
+        try:
+            port = parts.port
+            netloc = a_label(host) + (f":{port}" if port else "")
+        except ValueError:
+            return None
+        joined = urlunsplit(parts._replace(netloc=netloc))
     return _unmasked(joined, holes)
 
 

@@ -11,21 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from registry.formats import normalise
-from registry.formats._load import Unusable, load
+from registry.formats import PAGE_FORMAT, normalise, well_known_paths
+from registry.placement import CONFUSABLE_HINT, UNKNOWN_ORIGIN, Placed
 from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
 from registry.urls import site_of
 
 # The site we say when nobody told us where a local file will be published.
-UNKNOWN_ORIGIN = "https://unknown.invalid"
-UNKNOWN_SITE = "unknown.invalid"
-WELL_KNOWN = frozenset({"agent-actions.json", "agents.json", "agent-card.json", "agent.json",
-                        "ard.json", "ai-catalog.json", "ai-plugin.json", "api-catalog",
-                        "mcp.json"})
+UNKNOWN_SITE = site_of(UNKNOWN_ORIGIN)
 # Fetch failures that only mean "this site does not publish that file": not worth a report.
 _ABSENT = frozenset({"not-found"})
 # Failures that keep agents from a document the site serves; anything else the crawler notes
@@ -40,8 +35,7 @@ _FAILURE_HINTS = {
     "blocked-address": "publish on a public address; actiondex never connects to private ones",
     "tls-invalid": "serve a certificate for this host name from a public certificate "
                    "authority, not expired, with its full chain",
-    "confusable-host": "use one script per label: a name mixing, say, Latin and Cyrillic "
-                       "letters can pass for another site's",
+    "confusable-host": CONFUSABLE_HINT,
     "too-large": "keep manifests under 1 MiB",
     "timeout": "make the document answer within the crawler's timeout",
     "network-error": "check that the host name resolves and the server accepts connections",
@@ -87,12 +81,30 @@ def validate_document(doc: RawDocument, site: str | None = None,
                       resolve: Any = None) -> ValidationReport:
     """Normalise ``doc`` (never raises) and keep what a publisher needs to see."""
     manifest = normalise(doc, site=site, resolve=resolve)
-    report = ValidationReport(url=doc.url, site=manifest.site, format=manifest.format,
-                              actions=manifest.actions, flows=manifest.flows,
-                              diagnostics=manifest.diagnostics)
-    if doc.url.startswith(UNKNOWN_ORIGIN):
-        return _without_site_checks(report)
-    return report
+    return ValidationReport(url=doc.url, site=manifest.site, format=manifest.format,
+                            actions=manifest.actions, flows=manifest.flows,
+                            diagnostics=manifest.diagnostics)
+
+
+def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:
+    """A local document's report (placed by registry.placement, as ingest places it): what
+    its host name risks comes first; a page without Schema.org says how to add some."""
+    if placed.document is None:
+        report = bare_page(placed.url)
+    else:
+        report = validate_document(placed.document, resolve=resolve)
+    if not placed.named:
+        report = _without_site_checks(report)
+    return report.model_copy(update={"diagnostics": [*placed.diagnostics,
+                                                     *report.diagnostics]})
+
+
+def bare_page(url: str) -> ValidationReport:
+    """An HTML page with no Schema.org markup at all: nothing for agents, say how to fix it."""
+    return ValidationReport(url=url, site=site_of(url), format=PAGE_FORMAT, diagnostics=[
+        Diagnostic(code="no-actions", severity="warning",
+                   message="the page has no Schema.org JSON-LD, microdata or RDFa",
+                   hint="add a potentialAction (e.g. a WebSite SearchAction) in JSON-LD")])
 
 
 def _without_site_checks(report: ValidationReport) -> ValidationReport:
@@ -148,45 +160,8 @@ def _nothing_found(crawl: SiteCrawl) -> ValidationReport:
     diagnostic = Diagnostic(
         code="no-actions", severity="error",
         message=f"agents will find no action on {crawl.host}: actiondex read {looked}",
-        hint="publish /.well-known/agent-actions.json, or Schema.org potentialAction "
-             "JSON-LD on the homepage")
+        # the first format's path: agent-actions/0.1, the one that says the most
+        hint=f"publish {well_known_paths()[0]}, or Schema.org potentialAction JSON-LD on "
+             "the homepage")
     return ValidationReport(url=crawl.origin + "/", site=crawl.host, format="unknown",
                             diagnostics=[diagnostic])
-
-
-def document_url(body: bytes, origin: str | None, name: str = "") -> str:
-    """Where a document will be published: ``origin`` (else the site it names for itself,
-    else UNKNOWN_ORIGIN) plus its file name, well-known files in their folder so relative
-    endpoints resolve as they will on the site. ValueError for an origin that is no URL."""
-    base = origin or own_origin(body) or UNKNOWN_ORIGIN
-    parts = urlsplit(base)
-    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
-        raise ValueError(f"{base!r} is not an http(s) URL")
-    folder = "/.well-known/" if name in WELL_KNOWN else "/"
-    return f"{parts.scheme}://{parts.netloc}{folder}{name}"
-
-
-def own_origin(body: bytes) -> str | None:
-    """The site a manifest names for itself (``site.url``, ``url``, a WebSite's ``url``)."""
-    try:
-        data, _ = load(body)  # the formats' own bounded reader: JSON, YAML or text
-    except Unusable:
-        return None
-    candidates: list[Any] = []
-    for item in data if isinstance(data, list) else [data]:  # a page's items are a list
-        if isinstance(item, dict):
-            # OpenAPI's first server, ai-plugin's api block and a linkset's anchor name the
-            # site too
-            links = [{"url": link.get("anchor")} for link in _as_list(item.get("linkset"))[:1]
-                     if isinstance(link, dict)]
-            candidates += [item, item.get("site"), *_as_list(item.get("@graph")),
-                           *_as_list(item.get("servers"))[:1], item.get("api"), *links]
-    for item in candidates:
-        url = item.get("url") if isinstance(item, dict) else item
-        if isinstance(url, str) and url.startswith(("http://", "https://")):
-            return url
-    return None
-
-
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

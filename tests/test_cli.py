@@ -76,12 +76,14 @@ def test_ingest_again_changes_nothing(data_dir: Path) -> None:
     assert json.loads(proc.stdout)["changed_sites"] == []
 
 
-def test_ingest_without_origin_is_a_one_line_error(data_dir: Path) -> None:
-    line = one_line_error(run(data_dir, "ingest", str(FIXTURES / "noorigin")))
-    assert "--origin" in line
+def test_ingest_without_origin_skips_the_file_and_says_how(data_dir: Path) -> None:
+    proc = run(data_dir, "ingest", str(FIXTURES / "noorigin"), "--json")
+    [skipped] = json.loads(proc.stdout)["skipped"]
+    assert proc.returncode == 1 and "--origin" in skipped["reason"]
     proc = run(data_dir, "ingest", str(FIXTURES / "noorigin"), "--origin",
                "https://ping.example", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 1
+    assert json.loads(proc.stdout)["skipped"] == []
 
 
 @pytest.mark.parametrize("args,expect", [

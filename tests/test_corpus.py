@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from actiondex.validating import validate_file
-from crawler.extract import page_items
+from registry.pages import page_items
 from registry.validate import ValidationReport
 
 CORPUS = Path(os.environ.get("ACTIONDEX_CORPUS_DIR")

@@ -1,7 +1,7 @@
 """Format normalisers: golden files, plus focused tests of sanitize, effects, urls and sniffing.
 
 Golden files: each ``tests/fixtures/<format name>/<case>.<json|html|yaml|txt>`` is normalised
-(HTML pages first go through ``crawler.extract``) and compared with ``<case>.expected.json``
+(HTML pages first go through ``registry.pages``) and compared with ``<case>.expected.json``
 beside it. The document URL is ``https://<case>.example/`` unless a ``<case>.url`` file gives
 another. Documents a case references are resolved from the same folder: a URL whose last path
 segment is ``spec.yaml`` reads ``_spec.yaml`` (files starting with ``_`` are not cases). To add
@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 
-from crawler.extract import html_to_document, is_html
 from registry.effects import infer_effect
 from registry.formats import (
     FORMATS,
@@ -33,6 +32,7 @@ from registry.formats import (
     well_known_paths,
 )
 from registry.identifiers import split_identifier
+from registry.pages import html_to_document, is_html
 from registry.sanitize import clean_text, safe_name
 from registry.schemas import Manifest, RawDocument
 from registry.urls import absolute, same_origin, site_of
@@ -52,7 +52,7 @@ def document_for(path: Path) -> RawDocument:
     url = url_file.read_text().strip() if url_file.exists() else f"https://{case}.example/"
     body = path.read_bytes()
     if path.suffix == ".html":
-        # As the crawler and `actiondex ingest` do: a page without JSON-LD is an empty list.
+        # A page without Schema.org items (which crawls and ingest leave out) as an empty list.
         return html_to_document(url, body) or RawDocument(
             url=url, body=b"[]", content_type="application/ld+json")
     return RawDocument(url=url, body=body, content_type="application/json")

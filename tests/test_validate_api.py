@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from actiondex.demo.web import DemoWeb
+from actiondex.validating import validate_file
 from api.app import create_app
 from api.routes.validate import fetch_flags
 from registry.config import Settings
@@ -69,3 +70,24 @@ def test_post_url_validates_a_site(client: TestClient, web: DemoWeb) -> None:
     [plugin] = [d for d in report["documents"] if d["format"] == "ai-plugin"]
     # the OpenAPI the crawler fetched as a reference is read through the ai-plugin.json
     assert {a["name"] for a in plugin["actions"]} == {"inkpot", "searchInks"}
+
+
+def test_post_deeply_nested_json_is_the_cli_s_depth_limit_report(client: TestClient,
+                                                                  tmp_path: Path) -> None:
+    """1,000 nested brackets once overflowed the {"url"} sniff's json.loads: a 500."""
+    body = b"[" * 1000 + b"]" * 1000
+    response = client.post("/validate", content=body)
+    assert response.status_code == 200
+    deep = tmp_path / "deep.json"
+    deep.write_bytes(body)
+    assert response.json() == validate_file(deep, None).public()
+    assert codes(response.json()) == {"depth-limit": "error"}
+
+
+def test_post_an_html_page_reads_its_schema_org_actions(client: TestClient) -> None:
+    page = (FILES / "page.html").read_bytes()
+    report = client.post("/validate", content=page).json()
+    assert report == validate_file(FILES / "page.html", None).public()
+    assert report["format"] == "schemaorg" and report["actions"][0]["type"] == "SearchAction"
+    bare = client.post("/validate", content=(FILES / "bare.html").read_bytes()).json()
+    assert codes(bare) == {"no-actions": "warning"}

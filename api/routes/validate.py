@@ -1,6 +1,8 @@
 """POST /validate: what agents will see of a manifest (the body) or of a URL (``{"url": ...}``).
 
-The body form is read in this process by registry.validate, nothing fetched. The URL form
+The body form (a manifest, or an HTML page whose Schema.org items are read) is placed on its
+site as `actiondex ingest` and `actiondex validate FILE` place a file (registry.placement) and
+read in this process by registry.validate, nothing fetched. The URL form
 runs `actiondex validate URL --json` in a child process: Scrapy's reactor cannot run inside
 the server's event loop (nor restart), and the child goes through the crawler's own address
 guard, so the API never reaches a private address (no --allow-private is ever passed). Both
@@ -22,8 +24,8 @@ from starlette.concurrency import run_in_threadpool
 
 from api.errors import error_response
 from registry.formats import MAX_BYTES
-from registry.schemas import RawDocument
-from registry.validate import document_url, validate_document
+from registry.placement import place
+from registry.validate import ValidationReport, validate_placed
 
 FETCH_TIMEOUT = 90.0  # seconds for one site: robots.txt, well-known paths, pages, politely
 MAX_FETCHES = 4  # child processes at once; more requests are told to come back later
@@ -57,10 +59,9 @@ async def validate(
     url = _url_form(body)
     if url is None:
         try:
-            doc = RawDocument(url=document_url(body, origin), body=body)
+            report = await run_in_threadpool(_body_report, body, origin)
         except ValueError as exc:
             return error_response(422, "invalid-parameter", str(exc), "origin")
-        report = await run_in_threadpool(validate_document, doc)
         return JSONResponse(report.public())
     target = _target(url)
     if target is None:
@@ -90,11 +91,16 @@ async def _bounded_body(request: Request) -> bytes | None:
     return b"".join(chunks)
 
 
+def _body_report(body: bytes, origin: str | None) -> ValidationReport:
+    """The posted document's report; ValueError when ``origin`` is not a site."""
+    return validate_placed(place(body, origin=origin))
+
+
 def _url_form(body: bytes) -> Any:
     """The ``url`` of a ``{"url": ...}`` body; None for anything else (a manifest)."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past Python's stack: no {"url"} form
         return None
     return data["url"] if isinstance(data, dict) and set(data) == {"url"} else None
 

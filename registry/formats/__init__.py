@@ -7,18 +7,29 @@ Each format is one module with the same small surface (extruct's "one module per
     matches(data) -> bool          does this parsed document look like the format?
     to_manifest(data, url, site, refs) -> Manifest
 
+and, where the format has them, these facts (absent means the default):
+
+    CROSS_HOST_REFERENCES = False  True: the documents it references may live on other hosts
+    LINK_RELS: tuple[str, ...]     <link rel> / Link header relations that point at it
+    FILE_NAME: re.Pattern | None   names its documents go by besides its PATHS' file names
+    site_url(data) -> str | None   the site (URL or bare host) a document names for itself
+
+Everything outside this package asks the functions below for those facts, so a new format is
+one module here, one entry in FORMATS and its fixtures in tests/fixtures/<NAME>/.
+
 Modules get data that is already parsed (JSON, a YAML mapping, or the text itself for text
 formats like llms.txt), at most MAX_BYTES long and MAX_DEPTH deep, plus ``refs``: through it
 they name the other documents they point at (``Manifest.references``) and read those the
 caller could supply (``normalise(..., resolve=...)``). The facade then enforces what must hold
-for every format: bounded actions and diagnostics, unique names, and flags on endpoints that
-leave the site, use plain http on an https site, or point at a private address. ``normalise``
-never raises; every problem becomes a Diagnostic.
+for every format (``_rules``): bounded actions and diagnostics, unique names, and flags on
+endpoints that leave the site, use plain http on an https site, or point at a private address.
+``normalise`` never raises; every problem becomes a Diagnostic.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,20 +49,22 @@ from registry.formats import (
 from registry.formats._hints import HINTS, with_hint
 from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
 from registry.formats._references import References, Resolve
-from registry.schemas import Action, Diagnostic, Manifest, RawDocument
-from registry.urls import is_private_host, same_origin, site_of
+from registry.formats._rules import MAX_ACTIONS, enforce
+from registry.schemas import Diagnostic, Manifest, RawDocument
+from registry.urls import site_of
 
 __all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "NORMALISER_VERSION",
-           "Resolve", "normalise", "sniff", "well_known_paths"]
+           "PAGE_FORMAT", "Resolve", "link_relations", "named_site", "names_a_manifest",
+           "normalise", "published_path", "references_cross_hosts", "sniff", "well_known_names",
+           "well_known_paths"]
 
-NORMALISER_VERSION = 2
-MAX_ACTIONS = 256
-MAX_DIAGNOSTICS = 100
+NORMALISER_VERSION = 3  # 3: leonting fields as output, Wildcard effects by name, A-label hosts
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
 # announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
 # and schemaorg (anything JSON-LD) last.
 FORMATS = (agent_actions, wildcard, openapi, ai_plugin, a2a, ard, api_catalog, mcp, llms_txt,
            agents_json, schemaorg)
+PAGE_FORMAT = schemaorg.NAME  # what an HTML page's items are read as
 
 # {"message": "Unauthorized"}, {"errors": [...]}: what an API sends instead of its spec
 _ERROR_KEYS = frozenset({"message", "msg", "error", "errors", "code", "status", "detail",
@@ -63,6 +76,50 @@ log = logging.getLogger(__name__)
 def well_known_paths() -> tuple[str, ...]:
     """Every path some format is published at, in FORMATS order, without repeats."""
     return tuple(dict.fromkeys(path for module in FORMATS for path in module.PATHS))
+
+
+def well_known_names() -> frozenset[str]:
+    """The file names of those paths: "agent-actions.json", "api-catalog", "llms.txt"..."""
+    return frozenset(PurePosixPath(path).name for path in well_known_paths()) - {""}
+
+
+def published_path(name: str) -> str:
+    """Where a file called ``name`` is served on its site: the first well-known path with that
+    name ("ai-plugin.json" -> "/.well-known/ai-plugin.json"), else the site root."""
+    return next((path for path in well_known_paths() if PurePosixPath(path).name == name),
+                f"/{name}")
+
+
+def names_a_manifest(url: str) -> bool:
+    """Whether a link's file name is one some format is published under."""
+    name = PurePosixPath(urlsplit(url).path).name
+    return name in well_known_names() or any(
+        pattern.search(name) for module in FORMATS
+        if (pattern := getattr(module, "FILE_NAME", None)) is not None)
+
+
+def references_cross_hosts(format_name: str) -> bool:
+    """Whether the documents a manifest of this format references may live on other hosts
+    (an ai-plugin's ``api.url``, a Wildcard agents.json's OpenAPI sources)."""
+    return any(getattr(module, "CROSS_HOST_REFERENCES", False)
+               for module in FORMATS if format_name == module.NAME)
+
+
+def link_relations() -> frozenset[str]:
+    """The ``<link rel>`` / ``Link`` header relations that point at some format's document."""
+    return frozenset(rel for module in FORMATS for rel in getattr(module, "LINK_RELS", ()))
+
+
+def named_site(body: bytes) -> str | None:
+    """The site a document names for itself (a URL or a bare host), when its format says
+    where (the module's ``site_url``); None otherwise. Unchecked: see registry.placement."""
+    try:
+        data, _ = load(body)
+    except Unusable:
+        return None
+    site_url = getattr(_module_for(data), "site_url", None)
+    value = site_url(data) if site_url else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _module_for(data: Any) -> Any:
@@ -125,63 +182,4 @@ def normalise(doc: RawDocument, site: str | None = None,
                                         "diagnostics": [with_hint(diagnostic)]})
     manifest.diagnostics[:0] = diagnostics
     manifest.references = refs.urls
-    return _enforce(manifest, doc.url, site)
-
-
-def _enforce(manifest: Manifest, url: str, site: str) -> Manifest:
-    """Rules that hold whatever the format: caps, unique names, endpoint flags."""
-    diagnostics = manifest.diagnostics
-    actions = manifest.actions
-    if len(actions) > MAX_ACTIONS:
-        diagnostics.append(Diagnostic(code="too-many-actions", message=(
-            f"{len(actions)} actions; only the first {MAX_ACTIONS} are kept"),
-            hint="split the manifest, or list only the actions agents need"))
-        actions = actions[:MAX_ACTIONS]
-    actions = _unique(actions, "$.actions", diagnostics)
-    flows = _unique(manifest.flows, "$.flows", diagnostics)
-    https_site = urlsplit(url).scheme == "https"
-    actions = [_flag_endpoint(action, site, https_site, diagnostics) for action in actions]
-    if len(diagnostics) > MAX_DIAGNOSTICS:
-        dropped = len(diagnostics) - MAX_DIAGNOSTICS
-        diagnostics = diagnostics[:MAX_DIAGNOSTICS]
-        diagnostics.append(Diagnostic(code="truncated", severity="info",
-                                      message=f"{dropped} more diagnostics left out"))
-    return manifest.model_copy(update={"actions": actions, "flows": flows,
-                                       "diagnostics": [with_hint(d) for d in diagnostics]})
-
-
-def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[Any]:
-    seen: set[str] = set()
-    kept = []
-    for index, item in enumerate(items):
-        if item.name in seen:
-            diagnostics.append(Diagnostic(code="duplicate-name", path=f"{path}[{index}]",
-                                          message=f"{item.name!r} is already used; dropped"))
-            continue
-        seen.add(item.name)
-        kept.append(item)
-    return kept
-
-
-def _flag_endpoint(action: Action, site: str, https_site: bool,
-                   diagnostics: list[Diagnostic]) -> Action:
-    if not action.endpoint:
-        return action
-    # Formats place actions differently, so point at the action by its (unique) name.
-    path, host = f"$.actions[?(@.name=='{action.name}')]", site_of(action.endpoint)
-    # A private site (a --allow-private deployment) may of course use private endpoints.
-    if is_private_host(host) and not is_private_host(site):
-        diagnostics.append(Diagnostic(code="private-endpoint", path=path, message=(
-            f"{action.name}: endpoint host {host} is a private or reserved address"),
-            hint="use a public host name; agents cannot reach private addresses"))
-        return action.model_copy(update={"same_origin": False})
-    if https_site and action.endpoint.startswith("http://"):
-        diagnostics.append(Diagnostic(code="insecure-endpoint", path=path, message=(
-            f"{action.name}: plain http endpoint on an https site"),
-            hint="serve the endpoint over https"))
-    if not same_origin(action.endpoint, site):
-        diagnostics.append(Diagnostic(code="cross-origin-endpoint", path=path, message=(
-            f"{action.name}: endpoint host {host} is not {site} or a subdomain of it"),
-            hint=f"serve the endpoint from {site} or a subdomain, or publish the manifest there"))
-        return action.model_copy(update={"same_origin": False})
-    return action.model_copy(update={"same_origin": True})
+    return enforce(manifest, doc.url, site)

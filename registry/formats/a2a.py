@@ -39,6 +39,11 @@ def matches(data: Any) -> bool:
     return "defaultInputModes" in data and "tools" not in data
 
 
+def site_url(data: dict[str, Any]) -> str | None:
+    """The card's interface URL: the agent is served there."""
+    return _endpoint(data, "", [])
+
+
 def to_manifest(data: dict[str, Any], url: str, site: str,
                 refs: References | None = None) -> Manifest:
     diags: Diagnostics = []

@@ -5,6 +5,7 @@ flow's ``name`` and ``steps`` is optional::
 
     {"schema": "agent-actions/0.1",
      "site": {"name": "...", "url": "https://shop.example", "description": "..."},
+                                                   # or just "shop.example" / "https://..."
      "actions": [{
          "name": "search_products",                # [A-Za-z0-9_-]{1,64}
          "title": "...", "description": "...",
@@ -74,13 +75,20 @@ def matches(data: Any) -> bool:
         for item in actions[:MAX_ACTIONS])
 
 
+def site_url(data: dict[str, Any]) -> Any:
+    info = data.get("site")
+    return info.get("url") if isinstance(info, dict) else info
+
+
 def to_manifest(data: dict[str, Any], url: str, site: str,
                 refs: References | None = None) -> Manifest:
     diags: Diagnostics = []
     info = data.get("site")
+    if isinstance(info, str):  # the site alone: a host ("shop.example") or its URL
+        info = {"url": info if "://" in info else f"https://{info}"}
     if not isinstance(info, dict):
         if info is not None:
-            diag(diags, "invalid-type", "$.site", "site must be an object")
+            diag(diags, "invalid-type", "$.site", "site must be an object or a host name")
         info = {}
     base = absolute(info.get("url"), url) or url
     actions = _actions(data.get("actions"), base, diags)

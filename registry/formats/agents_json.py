@@ -41,6 +41,7 @@ MAX_ITEMS = 256
 _LISTS = ("actions", "data", "endpoints", "agents", "tools")
 _MARKERS = {*_LISTS, "flows", "capabilities", "interfaces", "api", "schema_version",
             "schemaVersion", "openapi_spec"}
+_JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object"}
 _AUTH = {"none": "none", "public": "none", "api_key": "api_key", "apikey": "api_key",
          "bearer": "api_key", "token": "api_key", "oauth": "oauth2", "oauth2": "oauth2"}
 
@@ -53,6 +54,10 @@ def matches(data: Any) -> bool:
     return (isinstance(data, dict) and not {"@context", "@type", "@graph"} & data.keys()
             and isinstance(data.get("name", data.get("schema")), str)
             and bool(_MARKERS & data.keys()))
+
+
+def site_url(data: Any) -> Any:
+    return as_dict(data).get("url") or as_dict(data).get("homepage")
 
 
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:
@@ -117,15 +122,23 @@ def _action(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> A
         method=method, endpoint=absolute(target, base), effect=effect,
         auth=_AUTH.get(str(item.get("auth", "")).lower(), "unknown"),
         input_schema=json_schema(item, ("input_schema", "inputSchema", "parameters"), path, diags)
-        or _fields(item.get("fields")),
-        output_schema=json_schema(item, ("output_schema", "outputSchema"), path, diags))
+        or {"type": "object"},
+        output_schema=json_schema(item, ("output_schema", "outputSchema"), path, diags)
+        or _fields(item.get("fields")))
 
 
-def _fields(fields: Any) -> dict[str, Any]:
-    """LeonTing's ``fields: {"name": "string - what it is"}`` as a JSON Schema."""
-    properties = {safe_name(k, "field"): {"type": "string", "description": clean_text(v)}
-                  for k, v in list(as_dict(fields).items())[:64] if isinstance(v, str)}
-    return {"type": "object", "properties": properties} if properties else {"type": "object"}
+def _fields(fields: Any) -> dict[str, Any] | None:
+    """LeonTing's ``fields: {"stars": "number — star count"}``, the shape of what the endpoint
+    answers, as a JSON Schema (its leading word is the type when it names one)."""
+    properties = {}
+    for key, value in list(as_dict(fields).items())[:64]:
+        if isinstance(value, str):
+            kind, _, rest = value.partition(" ")
+            known = kind.lower() in _JSON_TYPES
+            properties[safe_name(key, "field")] = {
+                "type": kind.lower() if known else "string",
+                "description": clean_text(rest.lstrip(" -—–:") if known else value)}
+    return {"type": "object", "properties": properties} if properties else None
 
 
 def _references(data: dict[str, Any], refs: References) -> None:

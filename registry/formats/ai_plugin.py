@@ -20,6 +20,7 @@ from registry.schemas import Action, Auth, Manifest
 
 NAME = "ai-plugin"
 PATHS = ("/.well-known/ai-plugin.json",)
+CROSS_HOST_REFERENCES = True  # api.url: the OpenAPI is often served by the API host
 _AUTH: dict[str, Auth] = {"none": "none", "service_http": "api_key", "user_http": "api_key",
                           "oauth": "oauth2"}
 
@@ -35,6 +36,11 @@ def _plugin(data: Any) -> dict[str, Any] | None:
 
 def matches(data: Any) -> bool:
     return _plugin(data) is not None
+
+
+def site_url(data: Any) -> Any:
+    """The OpenAPI's URL: a plugin names no site of its own, and its API is the site's."""
+    return as_dict(as_dict(_plugin(data)).get("api")).get("url")
 
 
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:

@@ -19,11 +19,18 @@ from registry.schemas import Action, Manifest
 
 NAME = "api-catalog"
 PATHS = ("/.well-known/api-catalog",)
+LINK_RELS = ("api-catalog",)
+CROSS_HOST_REFERENCES = True  # service-desc links name API hosts
 MAX_CONTEXTS, MAX_LINKS = 64, 16
 
 
 def matches(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("linkset"), list)
+
+
+def site_url(data: dict[str, Any]) -> Any:
+    """The first link context's anchor: the API (on the site) the links describe."""
+    return next((as_dict(c).get("anchor") for c in as_list(data.get("linkset"))[:1]), None)
 
 
 def to_manifest(data: dict[str, Any], url: str, site: str,

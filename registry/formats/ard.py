@@ -25,6 +25,8 @@ from registry.urls import absolute, same_origin
 
 NAME = "ard"
 PATHS = ("/.well-known/ard.json", "/.well-known/ai-catalog.json")
+LINK_RELS = ("ai-catalog",)
+CROSS_HOST_REFERENCES = True  # entries point at cards on the agents' own hosts
 MAX_ENTRIES, MAX_NESTING = 256, 3
 CATALOG_TYPE = "application/ai-catalog+json"
 

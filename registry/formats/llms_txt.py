@@ -25,9 +25,6 @@ _MARKDOWN = re.compile(r"^(?:## |> |[-*] )|\]\(", re.MULTILINE)
 _ROBOTS = re.compile(r"^\s*(?:user-agent|disallow|allow|sitemap|crawl-delay)\s*:",
                      re.MULTILINE | re.IGNORECASE)
 _LINK = re.compile(r"\[[^\]\n]{0,300}\]\(\s*([^)\s]{1,2048})[^)\n]{0,300}\)")
-_MANIFEST = re.compile(r"(?:openapi|swagger)[^/]*\.(?:json|ya?ml)$|agent-actions\.json$|"
-                       r"agents?\.json$|agent-card\.json$|ai-plugin\.json$|ai-catalog\.json$|"
-                       r"ard\.json$|mcp\.json$|server-card\.json$|api-catalog$", re.IGNORECASE)
 
 
 def matches(data: Any) -> bool:
@@ -52,7 +49,7 @@ def to_manifest(data: str, url: str, site: str, refs: References | None = None) 
             section = line[3:].strip().lower()
             in_actions = in_actions or section == "actions"
         for target in _LINK.findall(line):
-            wanted = section == "actions" or _MANIFEST.search(target.split("?")[0])
+            wanted = section == "actions" or _names_a_manifest(target)
             if wanted and refs.add(target) is None:
                 diag(diags, "invalid-reference", f"$.lines[{number}]",
                          "not an http(s) link; ignored", "info")
@@ -61,3 +58,10 @@ def to_manifest(data: str, url: str, site: str, refs: References | None = None) 
              "add '## Actions' with links to your agent-actions.json or OpenAPI document")
     return Manifest(site=site, url=url, format=NAME, site_name=title or None,
                     site_description=clean_text(summary) or None, diagnostics=diags)
+
+
+def _names_a_manifest(url: str) -> bool:
+    # The facade knows every format's file names; it imports this module, so ask it late.
+    from registry.formats import names_a_manifest
+
+    return names_a_manifest(url)

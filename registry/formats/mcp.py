@@ -23,6 +23,7 @@ from registry.urls import absolute
 
 NAME = "mcp"
 PATHS = ("/.well-known/mcp.json", "/.well-known/mcp/server-card.json", "/server.json")
+CROSS_HOST_REFERENCES = True  # remotes and cards live on the server's host
 MAX_TOOLS = 128
 _SERVER_KEYS = {"remotes", "packages", "version_detail", "serverInfo", "mcp_version"}
 # Keys that, next to a tools list, say "MCP server" rather than "some agents.json"
@@ -56,6 +57,11 @@ def _servers(data: Any) -> list[Any] | None:
 
 def matches(data: Any) -> bool:
     return _is_server(data) or bool(_servers(data))
+
+
+def site_url(data: Any) -> str | None:
+    """A single server's remote or endpoint URL; a registry page lists many sites, so none."""
+    return _endpoint(data, "") if isinstance(data, dict) and _servers(data) is None else None
 
 
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:

@@ -8,21 +8,30 @@ are resolved with depth and size caps (``_jsonref``); operations are read by ``_
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from registry.formats._common import Diagnostics, diag
-from registry.formats._openapi import is_openapi, operations, spec_title
+from registry.formats._openapi import base_url, is_openapi, operations, spec_title
 from registry.formats._references import References
 from registry.schemas import Manifest
 
 NAME = "openapi"
 PATHS = ("/openapi.json", "/.well-known/openapi.json", "/openapi.yaml", "/swagger.json")
+LINK_RELS = ("service-desc",)
+# Names OpenAPI documents go by that are not probed: "swagger.yaml", "openapi-v3.json"...
+FILE_NAME = re.compile(r"(?:openapi|swagger)[^/]*\.(?:json|ya?ml)$", re.IGNORECASE)
 
 
 def matches(data: Any) -> bool:
     # "paths" + "info" without a version is still an API description (one real spec
     # starts "penapi: 3.0.1"): read it, and say what is missing.
     return is_openapi(data) or (isinstance(data, dict) and {"paths", "info"} <= data.keys())
+
+
+def site_url(data: dict[str, Any]) -> str | None:
+    """Where the operations live: servers[0], or Swagger's host (relative ones say nothing)."""
+    return base_url(data, "") or None
 
 
 def to_manifest(data: dict[str, Any], url: str, site: str,

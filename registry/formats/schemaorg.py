@@ -1,6 +1,6 @@
 """Schema.org ``potentialAction`` (JSON-LD, microdata, RDFa, WebMCP forms), on any entity.
 
-Covers the Schema.org items of a page (``crawler.extract`` hands over its JSON-LD, microdata,
+Covers the Schema.org items of a page (``registry.pages`` hands over its JSON-LD, microdata,
 RDFa and WebMCP-form items as one JSON list) and the Schema.org profile of
 ``/.well-known/agents.json`` (a WebSite, WebAPI or Organization object). Accepts an object,
 a list or ``@graph``; ``@id`` references within the document; ``@context``
@@ -31,6 +31,7 @@ from registry.urls import absolute
 
 NAME = "schemaorg"
 PATHS = ("/", "/.well-known/agents.json")
+LINK_RELS = ("describedby",)  # <link rel="describedby" type="application/ld+json">
 MAX_ACTIONS, MAX_TARGETS = 256, 16
 # Where a site describes itself; WebSite wins over WebAPI over an organisation.
 _SITE_TYPES = {"WebSite": 0, "WebAPI": 1, "WebApplication": 1, "Organization": 2, "Corporation": 2,
@@ -61,6 +62,18 @@ def matches(data: Any) -> bool:
     items = data if isinstance(data, list) else [data]
     return any(isinstance(item, dict) and {"@context", "@graph", "@type"} & item.keys()
                for item in items[:100])
+
+
+def site_url(data: Any) -> Any:
+    """The ``url`` of the entity that best describes the site (_SITE_TYPES), else of a WebPage:
+    either way a page on the site."""
+    best: tuple[int, Any] = (9, None)
+    for node, _ in Graph(data, []).nodes:
+        rank = min((_SITE_TYPES.get(t, 3 if t == "WebPage" else 9) for t in local_types(node)),
+                   default=9)
+        if rank < best[0] and isinstance(node.get("url"), str):
+            best = (rank, node["url"])
+    return best[1]
 
 
 def to_manifest(data: Any, url: str, site: str, refs: References | None = None) -> Manifest:

@@ -5,15 +5,16 @@ Spec: https://github.com/wild-card-ai/agents-json (agentsJson.schema.json). Serv
 ``actions`` (``sourceId`` + ``operationId``) and ``links`` that wire the flow's own fields and
 earlier actions' responses into later actions' parameters. Every flow becomes one searchable
 Flow; the operations it uses become actions, read from the OpenAPI source through ``refs``.
-When a source is not available yet, an operation is kept as a bare action (name, inferred
-effect, no endpoint) so the flow stays searchable, and the source is listed in references.
+When a source is not available yet, an operation is kept as a bare action so the flow stays
+searchable: its name, an effect read from the name, and no method or endpoint (agents cannot
+call it until the source is read); the source is listed in references.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from registry.effects import infer_effect, strongest
+from registry.effects import effect_of_id, strongest
 from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
 from registry.formats._openapi import is_openapi, operations
 from registry.formats._references import References
@@ -22,6 +23,7 @@ from registry.schemas import Action, Flow, FlowStep, Manifest
 
 NAME = "wildcard-agents-json"
 PATHS = ("/.well-known/agents.json",)
+CROSS_HOST_REFERENCES = True  # sources are OpenAPI documents wherever they are published
 MAX_FLOWS, MAX_STEPS, MAX_LINKS = 64, 32, 128
 Key = tuple[str, str]  # (sourceId, operationId)
 
@@ -68,18 +70,25 @@ def _resolve(data: dict[str, Any], wanted: set[Key], url: str, refs: References,
         spec = refs.get(source.get("path"), f"{path}.path", diags)
         source_id = source.get("id")
         if spec is None or not is_openapi(spec):
-            diag(diags, "unresolved-reference", f"{path}.path",
-                 "the OpenAPI source is not available here; operations kept by name", "info")
+            diag(diags, "unresolved-reference", f"{path}.path", "the OpenAPI source is not "
+                 "available here; its operations are kept by name, without a method or "
+                 "endpoint to call", "info")
             continue
         spec_url = refs.add(source.get("path")) or url
         ops = {op for sid, op in wanted if sid == source_id}
         for op_id, action in operations(spec, spec_url, diags, ops):
             found[(str(source_id), str(op_id))] = action
     for key in sorted(wanted - found.keys()):
-        found[key] = Action(name=safe_name(key[1]), title=title_from(key[1]),
-                            effect=infer_effect(None, None, key[1]))
+        found[key] = _by_name(*key)
     _override(data, found, diags)
     return found
+
+
+def _by_name(source_id: str, operation_id: str) -> Action:
+    """An operation known only by its id, which Wildcard leads with the source's id
+    ("giphy_get_gifs_search"): no method, no endpoint, the effect from the words after it."""
+    return Action(name=safe_name(operation_id), title=title_from(operation_id),
+                  effect=effect_of_id(operation_id, prefix=source_id))
 
 
 def _override(data: dict[str, Any], found: dict[Key, Action], diags: Diagnostics) -> None:

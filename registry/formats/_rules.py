@@ -1,0 +1,74 @@
+"""Rules the facade enforces whatever the format: bounded actions and diagnostics, unique
+names, and flags on endpoints that leave the site, use plain http on an https site, or point
+at a private address."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from registry.formats._hints import with_hint
+from registry.schemas import Action, Diagnostic, Manifest
+from registry.urls import is_private_host, same_origin, site_of
+
+MAX_ACTIONS = 256
+MAX_DIAGNOSTICS = 100
+
+
+def enforce(manifest: Manifest, url: str, site: str) -> Manifest:
+    """Rules that hold whatever the format: caps, unique names, endpoint flags."""
+    diagnostics = manifest.diagnostics
+    actions = manifest.actions
+    if len(actions) > MAX_ACTIONS:
+        diagnostics.append(Diagnostic(code="too-many-actions", message=(
+            f"{len(actions)} actions; only the first {MAX_ACTIONS} are kept"),
+            hint="split the manifest, or list only the actions agents need"))
+        actions = actions[:MAX_ACTIONS]
+    actions = _unique(actions, "$.actions", diagnostics)
+    flows = _unique(manifest.flows, "$.flows", diagnostics)
+    https_site = urlsplit(url).scheme == "https"
+    actions = [_flag_endpoint(action, site, https_site, diagnostics) for action in actions]
+    if len(diagnostics) > MAX_DIAGNOSTICS:
+        dropped = len(diagnostics) - MAX_DIAGNOSTICS
+        diagnostics = diagnostics[:MAX_DIAGNOSTICS]
+        diagnostics.append(Diagnostic(code="truncated", severity="info",
+                                      message=f"{dropped} more diagnostics left out"))
+    return manifest.model_copy(update={"actions": actions, "flows": flows,
+                                       "diagnostics": [with_hint(d) for d in diagnostics]})
+
+
+def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[Any]:
+    seen: set[str] = set()
+    kept = []
+    for index, item in enumerate(items):
+        if item.name in seen:
+            diagnostics.append(Diagnostic(code="duplicate-name", path=f"{path}[{index}]",
+                                          message=f"{item.name!r} is already used; dropped"))
+            continue
+        seen.add(item.name)
+        kept.append(item)
+    return kept
+
+
+def _flag_endpoint(action: Action, site: str, https_site: bool,
+                   diagnostics: list[Diagnostic]) -> Action:
+    if not action.endpoint:
+        return action
+    # Formats place actions differently, so point at the action by its (unique) name.
+    path, host = f"$.actions[?(@.name=='{action.name}')]", site_of(action.endpoint)
+    # A private site (a --allow-private deployment) may of course use private endpoints.
+    if is_private_host(host) and not is_private_host(site):
+        diagnostics.append(Diagnostic(code="private-endpoint", path=path, message=(
+            f"{action.name}: endpoint host {host} is a private or reserved address"),
+            hint="use a public host name; agents cannot reach private addresses"))
+        return action.model_copy(update={"same_origin": False})
+    if https_site and action.endpoint.startswith("http://"):
+        diagnostics.append(Diagnostic(code="insecure-endpoint", path=path, message=(
+            f"{action.name}: plain http endpoint on an https site"),
+            hint="serve the endpoint over https"))
+    if not same_origin(action.endpoint, site):
+        diagnostics.append(Diagnostic(code="cross-origin-endpoint", path=path, message=(
+            f"{action.name}: endpoint host {host} is not {site} or a subdomain of it"),
+            hint=f"serve the endpoint from {site} or a subdomain, or publish the manifest there"))
+        return action.model_copy(update={"same_origin": False})
+    return action.model_copy(update={"same_origin": True})
