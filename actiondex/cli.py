@@ -32,12 +32,14 @@ ResolveOpt = Annotated[
     list[str] | None,
     typer.Option("--resolve", metavar="HOST:PORT:ADDR",
                  help="Connect to HOST:PORT at ADDR, and allow exactly that host and port even "
-                      "where ADDR is private (like curl --resolve). Repeatable."),
+                      "where ADDR is private (like curl --resolve). Repeatable; adds to "
+                      "ACTIONDEX_RESOLVE."),
 ]
 PrivateOpt = Annotated[
-    bool, typer.Option("--allow-private",
-                       help="Allow private, loopback and other non-public addresses "
-                            "(for private deployments only).")
+    bool | None, typer.Option("--allow-private/--no-allow-private",
+                              help="Allow private, loopback and other non-public addresses "
+                                   "(for private deployments only) [default: "
+                                   "ACTIONDEX_ALLOW_PRIVATE, else no].", show_default=False)
 ]
 
 
@@ -99,7 +101,7 @@ def crawl(
     delay: Annotated[float, typer.Option(
         "--delay", min=0.0, help="Minimum seconds between requests to one host.")] = 1.0,
     resolve: ResolveOpt = None,
-    allow_private: PrivateOpt = False,
+    allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references."""
@@ -190,7 +192,7 @@ def validate(
         help="For a file: the site it will be published on, e.g. https://shop.example "
              "[default: the manifest's own site/url field]")] = None,
     resolve: ResolveOpt = None,
-    allow_private: PrivateOpt = False,
+    allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Show what agents will see of a manifest or a site, and every problem with a fix.

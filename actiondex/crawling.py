@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from rich.status import Status
 
 from actiondex import output
 from actiondex.runtime import UserError, open_index, open_store
-from crawler.guard import AddressPolicy, parse_resolve
+from crawler.guard import AddressPolicy, policy_from
 from crawler.run import run_crawl
+from crawler.targets import check_targets
 from registry.config import Settings
 
 
@@ -37,37 +37,19 @@ def read_targets(targets: list[str], file: Path | None) -> list[str]:
     return found
 
 
-def make_policy(resolve: list[str], allow_private: bool) -> AddressPolicy:
-    entries = {}
-    for spec in resolve:
-        try:
-            key, addr = parse_resolve(spec)
-        except ValueError as exc:
-            raise UserError(f"--resolve {spec!r}: {exc}") from exc
-        entries[key] = addr
-    return AddressPolicy(resolve=entries, allow_private=allow_private)
-
-
-def normalise_target(target: str) -> str:
-    """A bare domain means its https homepage; a URL keeps its scheme and port."""
-    target = target.strip()
-    if "://" not in target:
-        target = f"https://{target}/"
-    if not urlsplit(target).hostname:
-        raise UserError(f"{target!r} is not a domain or URL")
-    return target
+def make_policy(settings: Settings, resolve: list[str],
+                allow_private: bool | None) -> AddressPolicy:
+    """The address policy of the settings and the command line's flags."""
+    try:
+        return policy_from(settings, resolve, allow_private)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
-    """Refuse unsafe targets up front, one line each; an error when none is left."""
-    accepted, refusals = [], []
-    for raw in targets:
-        target = normalise_target(raw)
-        reason = policy.check_url(target)
-        if reason:
-            refusals.append(f"refused {target}: {reason}")
-        else:
-            accepted.append(target)
+    """Refuse malformed and unsafe targets up front, one line each; an error when none is
+    left, so `crawl localhost` and `crawl http://127.0.0.1:9/` end alike."""
+    accepted, refusals = check_targets(targets, policy)
     if not accepted:
         raise UserError("; ".join(refusals))
     for refusal in refusals:
@@ -76,11 +58,11 @@ def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
 
 
 def crawl_and_index(
-    settings: Settings, targets: list[str], resolve: list[str], allow_private: bool,
+    settings: Settings, targets: list[str], resolve: list[str], allow_private: bool | None,
     quiet: bool = False, options: CrawlOptions | None = None,
 ) -> dict[str, Any]:
     options = options or CrawlOptions()
-    policy = make_policy(resolve, allow_private)
+    policy = make_policy(settings, resolve, allow_private)
     accepted = accepted_targets(targets, policy)
     engine = open_store(settings)
     with Status("crawling…", console=output.err) if not quiet else _Silent() as status:

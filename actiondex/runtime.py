@@ -15,6 +15,14 @@ from registry.index import ActionIndex
 class UserError(Exception):
     """A problem the user can fix; printed as one line, never a traceback."""
 
+    code = "bad-input"  # the error's code when printed as JSON
+
+
+class StoreUnavailable(UserError):
+    """The database cannot be reached (down, restarting, connection refused)."""
+
+    code = "database-unavailable"
+
 
 def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
     """An engine on a schema at head. Embedded SQLite is migrated on the spot; a server database
@@ -26,7 +34,7 @@ def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
         else:
             _require_head(engine)
     except OperationalError as exc:
-        raise UserError(f"cannot open the database: {_first_line(exc)}") from exc
+        raise StoreUnavailable(f"cannot open the database: {_first_line(exc)}") from exc
     return engine
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from OpenSSL import SSL
 from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
@@ -16,20 +15,6 @@ from twisted.python.failure import Failure
 from crawler.extract import html_to_document, is_html
 from crawler.middlewares import BlockedAddress
 from registry.schemas import RawDocument
-from registry.urls import a_label
-
-
-def site_origin(target: str) -> tuple[str, str]:
-    """(host, origin) of a target: a bare domain means https; a URL keeps scheme and port.
-    The host is an A-label (registry.urls.a_label): one site, one spelling."""
-    parts = urlsplit(target if "://" in target else f"https://{target}")
-    host = (parts.hostname or "").rstrip(".")
-    if not host or parts.scheme not in ("http", "https"):
-        raise ValueError(f"{target!r} is not a domain or an http(s) URL")
-    host = a_label(host)
-    netloc = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
-    port = parts.port  # ValueError for a port out of range
-    return host, f"{parts.scheme}://{netloc}{f':{port}' if port else ''}"
 
 
 def header(response: Response, name: str) -> str | None:

@@ -1,7 +1,6 @@
-"""run_crawl: one Scrapy crawl in this process, recorded as a crawl run, summarised per site.
+"""run_crawl: one Scrapy crawl into the store, recorded as a crawl run, summarised per site.
 
-Twisted's reactor cannot be restarted, so call run_crawl at most once per process (the CLI
-does; tests run the CLI in a subprocess).
+It runs through crawler.runner, so at most once per process (Twisted's reactor cannot restart).
 """
 
 from __future__ import annotations
@@ -12,16 +11,16 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
-from scrapy import signals
-from scrapy.crawler import CrawlerProcess
 
 from crawler.conditional import stored_validators
 from crawler.guard import AddressPolicy
 from crawler.memory import load_states
 from crawler.pipelines import DB_AWAY, SiteRow, StorePipeline
-from crawler.responses import first_line, site_origin
+from crawler.responses import first_line
+from crawler.runner import run_spider
 from crawler.settings import scrapy_settings
 from crawler.spiders.site import SiteSpider
+from crawler.targets import check_targets, site_origin
 from registry.config import Settings
 from registry.db import make_engine, transaction
 from registry.service import finish_run, start_run
@@ -81,13 +80,10 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
 
     Raises ValueError, before anything runs, for a target that is malformed or refused.
     """
-    hosts = []
-    for target in targets:
-        host, origin = site_origin(target)
-        reason = policy.check_url(origin + "/")
-        if reason is not None:
-            raise ValueError(f"refused {target}: {reason}")
-        hosts.append(host)
+    accepted, refusals = check_targets(targets, policy)
+    if refusals:
+        raise ValueError(refusals[0])
+    hosts = [site_origin(target)[0] for target in accepted]
     engine = make_engine(settings)
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
@@ -131,21 +127,12 @@ def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
 
 def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSummary,
            progress: Progress | None) -> None:
-    process = CrawlerProcess(scrapy)
-    crawler = process.create_crawler(SiteSpider)
-
     def site_stored(item: Any) -> None:
         if isinstance(item, SiteRow):
             summary.add(item)
             if progress is not None:
                 progress({**summary.totals(), "site": item.model_dump()})
 
-    def closed() -> None:
-        summary.requests = crawler.stats.get_value("downloader/request_count", 0)
-        summary.refused = crawler.stats.get_value("guard/refused", 0)
-
-    # Scrapy holds receivers weakly; these locals live until process.start() returns.
-    crawler.signals.connect(site_stored, signal=signals.item_scraped)
-    crawler.signals.connect(closed, signal=signals.spider_closed)
-    process.crawl(crawler, **spider_args)
-    process.start()
+    ran = run_spider(SiteSpider, scrapy, on_item=site_stored, **spider_args)
+    summary.requests = ran.stats.get("downloader/request_count", 0)
+    summary.refused = ran.stats.get("guard/refused", 0)

@@ -37,12 +37,12 @@ from registry.formats import (
 )
 from registry.formats._hints import HINTS, with_hint
 from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
-from registry.formats._references import References, Resolve
+from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.schemas import Action, Diagnostic, Manifest, RawDocument
 from registry.urls import is_private_host, same_origin, site_of
 
-__all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "NORMALISER_VERSION",
-           "Resolve", "normalise", "sniff", "well_known_paths"]
+__all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "MAX_RESOLVED",
+           "NORMALISER_VERSION", "Resolve", "normalise", "sniff", "well_known_paths"]
 
 NORMALISER_VERSION = 2
 MAX_ACTIONS = 256
