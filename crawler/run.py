@@ -12,9 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from crawler.conditional import stored_validators
 from crawler.guard import AddressPolicy
-from crawler.memory import load_states
 from crawler.pipelines import DB_AWAY, SiteRow, StorePipeline
 from crawler.responses import first_line
 from crawler.runner import run_spider
@@ -22,6 +20,7 @@ from crawler.settings import scrapy_settings
 from crawler.spiders.site import SiteSpider
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
+from registry.crawl_state import crawl_states, stored_validators
 from registry.db import make_engine, transaction
 from registry.service import finish_run, start_run
 
@@ -90,9 +89,10 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
     store = StorePipeline.from_settings(settings)
     summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
-    spider_args = {"targets": targets, "max_pages": max_pages,
-                   "validators": stored_validators(engine, hosts),
-                   "states": load_states(engine, hosts)}
+    with transaction(engine) as session:
+        spider_args = {"targets": accepted, "max_pages": max_pages,
+                       "validators": stored_validators(session, hosts),
+                       "states": crawl_states(session, hosts)}
     try:
         _crawl(spider_args, scrapy_settings(settings, policy, log_level, delay), summary, progress)
         _report_unfinished(hosts, summary)

@@ -26,3 +26,11 @@ def test_the_composition_root_imports_no_scrapy_or_twisted() -> None:
     found = [(f, m) for f, m, _ in imports("actiondex")
              if m.split(".")[0] in ("scrapy", "twisted")]
     assert found == []
+
+
+def test_the_crawler_reaches_the_store_only_through_registry_services() -> None:
+    statements = {"select", "update", "insert", "delete", "text"}
+    found = [(f, m, names) for f, m, names in imports("crawler")
+             if m == "registry.models" or (m.split(".")[0] == "sqlalchemy"
+                                           and statements & set(names))]
+    assert found == []
