@@ -108,8 +108,15 @@ def crawl(
     from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
     options = CrawlOptions(max_pages=max_pages, delay=delay)
-    summary = crawl_and_index(_settings(), read_targets(targets or [], file), resolve or [],
-                              allow_private, quiet=as_json, options=options)
+    try:
+        summary = crawl_and_index(_settings(), read_targets(targets or [], file), resolve or [],
+                                  allow_private, quiet=as_json, options=options)
+    except UserError as exc:
+        if not as_json:
+            raise
+        # --json promises exactly one JSON object on stdout, a failure included.
+        print(json.dumps({"error": {"code": exc.code, "message": str(exc)}}))
+        raise typer.Exit(2) from None
     output.summary(summary, as_json)
     if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
         raise typer.Exit(1)

@@ -34,7 +34,7 @@ def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
         else:
             _require_head(engine)
     except OperationalError as exc:
-        raise StoreUnavailable(f"cannot open the database: {_first_line(exc)}") from exc
+        raise StoreUnavailable(f"cannot open the database: {first_line(exc)}") from exc
     return engine
 
 
@@ -57,6 +57,6 @@ def open_index(settings: Settings, engine: Engine) -> ActionIndex:
     return index
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(getattr(exc, "orig", None) or exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

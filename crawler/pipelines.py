@@ -14,12 +14,12 @@ from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
 from crawler.responses import first_line
-from crawler.settings import REGISTRY_SETTING
+from crawler.settings import ENGINE_SETTING, REGISTRY_SETTING, Shared
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
-from registry.db import make_engine, transaction
+from registry.db import transaction
 from registry.service import normalise_site, promote_site
 
 logger = logging.getLogger(__name__)
@@ -51,19 +51,20 @@ class StorePipeline:
         self.lock = DeferredLock()
 
     @classmethod
-    def from_settings(cls, settings: Settings, stats: Any = None) -> StorePipeline:
-        return cls(make_engine(settings), settings.max_actions_per_site, stats,
+    def from_settings(cls, settings: Settings, engine: Engine, stats: Any = None
+                      ) -> StorePipeline:
+        """A store on ``engine``; whoever made the engine disposes of it."""
+        return cls(engine, settings.max_actions_per_site, stats,
                    Spool(settings.data_dir / "spool"))
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
         settings = crawler.settings.get(REGISTRY_SETTING)
-        if not isinstance(settings, Settings):
-            raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING}")
-        return cls.from_settings(settings, crawler.stats)
-
-    def close_spider(self) -> None:
-        self.engine.dispose()
+        engine = crawler.settings.get(ENGINE_SETTING)
+        if not isinstance(settings, Settings) or not isinstance(engine, Shared):
+            raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING} "
+                             f"and the engine in {ENGINE_SETTING}")
+        return cls.from_settings(settings, engine.value, crawler.stats)
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, SiteResult):

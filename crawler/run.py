@@ -11,17 +11,18 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
+from sqlalchemy import Engine
 
 from crawler.guard import AddressPolicy
 from crawler.pipelines import DB_AWAY, SiteRow, StorePipeline
 from crawler.responses import first_line
 from crawler.runner import run_spider
-from crawler.settings import scrapy_settings
+from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
 from registry.crawl_state import crawl_states, stored_validators
-from registry.db import make_engine, transaction
+from registry.db import transaction
 from registry.service import finish_run, start_run
 
 Progress = Callable[[dict[str, Any]], None]
@@ -72,10 +73,11 @@ class CrawlSummary(BaseModel):
         return self.model_dump(exclude={"per_site"})
 
 
-def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
+def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, engine: Engine,
               progress: Progress | None = None, *, log_level: str = "ERROR",
               max_pages: int = 50, delay: float = 1.0) -> CrawlSummary:
-    """Crawl ``targets`` into the store (already migrated) and return what changed.
+    """Crawl ``targets`` into the store behind ``engine`` (migrated) and return what changed.
+    The engine is the caller's, so one serves the whole process; run_crawl never disposes it.
 
     Raises ValueError, before anything runs, for a target that is malformed or refused.
     """
@@ -83,37 +85,40 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
     if refusals:
         raise ValueError(refusals[0])
     hosts = [site_origin(target)[0] for target in accepted]
-    engine = make_engine(settings)
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
-    store = StorePipeline.from_settings(settings)
+    store = StorePipeline.from_settings(settings, engine)
     summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
-    with transaction(engine) as session:
+    with transaction(engine) as session:  # read after the replay: it may have stored some
         spider_args = {"targets": accepted, "max_pages": max_pages,
                        "validators": stored_validators(session, hosts),
                        "states": crawl_states(session, hosts)}
+    config = {**scrapy_settings(settings, policy, log_level, delay),
+              ENGINE_SETTING: Shared(engine)}
     try:
-        _crawl(spider_args, scrapy_settings(settings, policy, log_level, delay), summary, progress)
+        _crawl(spider_args, config, summary, progress)
         _report_unfinished(hosts, summary)
         for row in store.replay():  # spooled while the database was away, if it is back
             summary.stored_later(row)
         status = "finished"
     finally:
         summary.seconds = round(time.monotonic() - started, 3)
-        # Each site's diagnostic codes ride along, so a run records every refusal it met.
-        codes = {row.host: row.errors for row in summary.per_site if row.errors}
-        try:
-            with transaction(engine) as session:
-                finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
-                           status=status)
-        except DB_AWAY as exc:
-            # What the crawl found is stored or spooled; only the run's record is missing.
-            logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
-                           first_line(exc))
-        engine.dispose()
-        store.close_spider()
+        _record(engine, run_id, summary, status)
     return summary
+
+
+def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> None:
+    # Each site's diagnostic codes ride along, so a run records every refusal it met.
+    codes = {row.host: row.errors for row in summary.per_site if row.errors}
+    try:
+        with transaction(engine) as session:
+            finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
+                       status=status)
+    except DB_AWAY as exc:
+        # What the crawl found is stored or spooled; only the run's record is missing.
+        logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
+                       first_line(exc))
 
 
 def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
