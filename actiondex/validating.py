@@ -70,7 +70,7 @@ def validate_target(target: str, origin: str | None, resolve: list[str],
         raise UserError(f"refused {url}: {reason}")
     with progress("fetching…", quiet):
         if urlsplit(url).path in ("", "/"):
-            return validate_site(*fetch_site(url, config, policy))
+            return validate_site(fetch_site(url, config, policy))
         return _document_report(fetch_document(url, config, policy))
 
 

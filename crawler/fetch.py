@@ -21,14 +21,13 @@ from registry.schemas import FetchFailure, RawDocument, SiteCrawl
 Fetched = tuple[RawDocument, dict[str, bytes]]  # a document and the references it read
 
 
-def fetch_site(url: str, settings: Settings,
-               policy: AddressPolicy) -> tuple[SiteCrawl, dict[str, bytes]]:
-    """The site's crawl and the referenced documents its manifests read through."""
+def fetch_site(url: str, settings: Settings, policy: AddressPolicy) -> SiteCrawl:
+    """The site's crawl as the store would receive it (references among its documents)."""
     crawls = [item for item in _fetch(SiteSpider, settings, policy, targets=[url])
               if isinstance(item, SiteResult)]
     if not crawls:  # only when the spider itself broke: a failed fetch is still recorded
         raise RuntimeError(f"the crawl of {url} produced no result")
-    return crawls[0], dict(crawls[0].references)
+    return crawls[0].with_references()
 
 
 def fetch_document(url: str, settings: Settings,

@@ -21,9 +21,8 @@ from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
-from registry.crawl_state import crawl_states, stored_validators
+from registry.crawl_state import crawl_states, finish_run, start_run, stored_validators
 from registry.db import transaction
-from registry.service import finish_run, start_run
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)

@@ -1,6 +1,7 @@
-"""What the crawler keeps in the store between runs, as use cases: the validators stored
-documents came with (for conditional GET), each site's crawl memory (``sites.crawl_state``),
-and when a site last changed. Functions take a Session and never commit."""
+"""What crawls keep in the store beside the sites' documents, as use cases: the record of each
+run, the validators stored documents came with (for conditional GET), each site's crawl
+memory (``sites.crawl_state``) and when it last changed. Functions take a Session and at most
+flush(); the crawler owns the transaction."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from registry.models import Document, Site
+from registry.models import CrawlRun, Document, Site
+from registry.service import NotFound
+from registry.store import utcnow
 
 Validators = dict[str, tuple[str | None, str | None]]  # url -> (etag, last_modified)
 
@@ -39,3 +42,17 @@ def changed_since(session: Session, host: str, timestamp: float) -> bool:
     changed = session.scalar(select(Site.changed_at).where(Site.host == host))
     return changed is not None and changed > datetime.fromtimestamp(timestamp, UTC).replace(
         tzinfo=None)  # the store keeps naive UTC
+
+
+def start_run(session: Session, kind: str, targets: list[str]) -> int:
+    run = CrawlRun(kind=kind, status="running", started_at=utcnow(), targets=targets, stats={})
+    session.add(run)
+    session.flush()
+    return run.id
+
+
+def finish_run(session: Session, run_id: int, stats: dict, status: str = "finished") -> None:
+    run = session.get(CrawlRun, run_id)
+    if run is None:
+        raise NotFound(f"crawl run {run_id}")
+    run.status, run.stats, run.finished_at = status, stats, utcnow()

@@ -9,7 +9,6 @@ a publishing mistake as bad JSON.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,6 +17,7 @@ from pydantic import BaseModel, Field
 from registry.formats import normalise
 from registry.formats._load import Unusable, load
 from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
+from registry.service import normalise_site
 from registry.urls import site_of
 
 # The site we say when nobody told us where a local file will be published.
@@ -108,16 +108,18 @@ def _without_site_checks(report: ValidationReport) -> ValidationReport:
     return report.model_copy(update={"diagnostics": kept})
 
 
-def validate_site(crawl: SiteCrawl,
-                  references: Mapping[str, bytes] | None = None) -> SiteReport:
-    """Every document the crawl found, plus its fetch failures, as reports.
+def validate_site(crawl: SiteCrawl) -> SiteReport:
+    """Every document the crawl found, as the store keeps it, plus its fetch failures.
 
-    ``references`` are documents the manifests point at (the OpenAPI behind an ai-plugin):
-    read through the manifests that name them, as the store does, not reported on their own.
+    The documents go through registry.service.normalise_site, the store's own path, so the
+    report is what agents will see: a document another one reads (the OpenAPI behind an
+    ai-plugin) is reported under its referrer, not a second time on its own.
     """
-    bodies = {**(references or {}), **{doc.url: doc.body for doc in crawl.documents}}
-    reports = [validate_document(doc, site=crawl.host, resolve=bodies.get)
-               for doc in crawl.documents]
+    update = normalise_site(crawl)
+    reports = [ValidationReport(url=doc.raw.url, site=doc.manifest.site,
+                                format=doc.manifest.format, actions=doc.manifest.actions,
+                                flows=doc.manifest.flows, diagnostics=doc.manifest.diagnostics)
+               for doc in update.documents if doc.read_by is None]
     reports += [failure_report(f, crawl.host) for f in crawl.failures if f.code not in _ABSENT]
     if not any(r.actions or r.flows for r in reports):
         reports.append(_nothing_found(crawl))
