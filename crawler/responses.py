@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from OpenSSL import SSL
-from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+)
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import TCPTimedOutError
@@ -71,6 +77,9 @@ def classify(failure: Failure) -> tuple[int | None, str, str]:
         # TLS at all: nothing from this host can be trusted to be the site's.
         detail = tls.args[0] if tls.args and isinstance(tls.args[0], list) else tls.args
         return None, "tls-invalid", f"TLS handshake failed: {str(detail)[:200]}"
+    if isinstance(exc, CannotResolveHostError):  # names the resolver refused are BlockedAddress
+        host = urlsplit(failure.request.url).hostname if hasattr(failure, "request") else None
+        return None, "dns-error", f"could not resolve host {host or ''}: {message}".strip()
     if isinstance(exc, DownloadTimeoutError | TCPTimedOutError):
         return None, "timeout", message
     if isinstance(exc, DownloadCancelledError) or "MAXSIZE" in message:

@@ -143,8 +143,8 @@ class FetchFailure(_Model):
 
     url: str
     status: int | None = None
-    code: str  # stable: "http-error", "not-found", "timeout", "network-error", "blocked-address",
-    #            "robots-disallowed", "robots-unavailable", "too-large", ...
+    code: str  # stable: "http-error", "not-found", "timeout", "network-error", "dns-error",
+    #            "blocked-address", "robots-disallowed", "robots-unavailable", "too-large", ...
     message: str = ""
 
 

@@ -178,6 +178,8 @@ def promote_site(
         result.changed |= _apply_failure(session, site, known.get(failure.url), failure, now)
         if failure.code not in ("not-found", "robots-disallowed"):
             result.errors.append(failure.code)
+    if not result.errors and site.last_error is not None:
+        site.last_error = site.last_error_at = None  # an error of an earlier crawl, now gone
     if result.changed:
         site.version += 1
         site.changed_at = now

@@ -32,7 +32,7 @@ _ABSENT = frozenset({"not-found"})
 # (robots-disallowed, robots-truncated, a 403 from a firewall...) is a warning, so a new
 # crawler code never fails a site owner's check by surprise.
 _ERRORS = frozenset({"blocked-address", "tls-invalid", "too-large", "timeout", "network-error",
-                     "extract-error", "robots-unavailable", "too-many-redirects",
+                     "dns-error", "extract-error", "robots-unavailable", "too-many-redirects",
                      "rate-limited"})
 _FAILURE_HINTS = {
     "robots-disallowed": "allow actiondex (or all agents) to read this path in robots.txt",
@@ -45,6 +45,7 @@ _FAILURE_HINTS = {
     "too-large": "keep manifests under 1 MiB",
     "timeout": "make the document answer within the crawler's timeout",
     "network-error": "check that the host name resolves and the server accepts connections",
+    "dns-error": "publish DNS records (A or AAAA) for this host name, or check its spelling",
     "rate-limited": "let actiondex through your rate limits (it sends few requests)",
     "http-error": "serve the document with status 200",
     "not-found": "publish the document at this URL, or check the URL",

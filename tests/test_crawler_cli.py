@@ -13,8 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
+from registry.models import CrawlRun
+from registry.models import Site as SiteRow
 from tests.hostile.dbproxy import CuttableProxy
 from tests.hostile.server import LoopbackWeb, Reply, Site, free_port, json_reply
 from tests.hostile.styles import agent_actions
@@ -107,3 +111,17 @@ def test_the_address_policy_comes_from_the_environment(tmp_path: Path) -> None:
     assert bad.returncode == 2 and bad.stderr.strip() == (
         "actiondex: error: ACTIONDEX_RESOLVE 'nonsense': expected HOST:PORT:ADDR, "
         "e.g. a.test:443:127.0.0.1")
+
+
+def test_a_host_that_does_not_resolve_says_so_in_the_summary_and_the_run(tmp_path: Path) -> None:
+    # .invalid never resolves (RFC 6761); robots.txt is the request that meets it first.
+    proc = run(tmp_path, "crawl", "--json", "--delay", "0", "https://nx.invalid/")
+    rows = {row["host"]: row for row in json.loads(proc.stdout)["per_site"]}
+    assert rows["nx.invalid"]["errors"] == ["dns-error"], proc.stderr
+    engine = create_engine(f"sqlite:///{tmp_path / 'actiondex.db'}")
+    with Session(engine) as session:
+        run_stats = session.scalars(select(CrawlRun.stats)).one()
+        last_error = session.scalars(select(SiteRow.last_error)).one()
+    engine.dispose()
+    assert run_stats["site_errors"] == {"nx.invalid": ["dns-error"]}
+    assert last_error and "could not resolve host nx.invalid" in last_error

@@ -163,7 +163,8 @@ class SiteSpider(Spider):
             yield from self._probe(site)  # 4xx: no rules, everything allowed (RFC 9309 2.3.1.3)
             return
         # 5xx, 429 and unreachable mean "disallow all" (RFC 9309 2.3.1.4): nothing more to ask.
-        if code not in ("blocked-address", "tls-invalid"):  # those say more than "unavailable"
+        # These say more than "unavailable": a DNS failure is the site's name, not robots.txt.
+        if code not in ("blocked-address", "tls-invalid", "dns-error"):
             code, message = "robots-unavailable", f"{code}: {message}"
         site.robots = disallow_all()
         site.note(url, code, message, status)
