@@ -38,8 +38,8 @@ ResolveOpt = Annotated[
 PrivateOpt = Annotated[
     bool | None, typer.Option("--allow-private/--no-allow-private",
                               help="Allow private, loopback and other non-public addresses "
-                                   "(for private deployments only) [default: "
-                                   "ACTIONDEX_ALLOW_PRIVATE, else no].", show_default=False)
+                                   "(for private deployments only). Default: "
+                                   "ACTIONDEX_ALLOW_PRIVATE, else no.", show_default=False)
 ]
 
 
