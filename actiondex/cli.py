@@ -33,12 +33,14 @@ ResolveOpt = Annotated[
     list[str] | None,
     typer.Option("--resolve", metavar="HOST:PORT:ADDR",
                  help="Connect to HOST:PORT at ADDR, and allow exactly that host and port even "
-                      "where ADDR is private (like curl --resolve). Repeatable."),
+                      "where ADDR is private (like curl --resolve). Repeatable; adds to "
+                      "ACTIONDEX_RESOLVE."),
 ]
 PrivateOpt = Annotated[
-    bool, typer.Option("--allow-private",
-                       help="Allow private, loopback and other non-public addresses "
-                            "(for private deployments only).")
+    bool | None, typer.Option("--allow-private/--no-allow-private",
+                              help="Allow private, loopback and other non-public addresses "
+                                   "(for private deployments only). Default: "
+                                   "ACTIONDEX_ALLOW_PRIVATE, else no.", show_default=False)
 ]
 
 
@@ -109,7 +111,7 @@ def crawl(
     delay: Annotated[float, typer.Option(
         "--delay", min=0.0, help="Minimum seconds between requests to one host.")] = 1.0,
     resolve: ResolveOpt = None,
-    allow_private: PrivateOpt = False,
+    allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references."""
@@ -208,7 +210,7 @@ def validate(
         help="For a file: the site it will be published on, e.g. https://shop.example "
              "[default: the manifest's own site/url field]")] = None,
     resolve: ResolveOpt = None,
-    allow_private: PrivateOpt = False,
+    allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Show what agents will see of a manifest or a site, and every problem with a fix.
@@ -252,11 +254,11 @@ def main(args: list[str] | None = None) -> None:
     try:
         code = app(args=args, prog_name="actiondex", standalone_mode=False)
     except typer.TyperException as exc:  # a bad option or argument, as typer's click found it
-        code = _fail(args, "invalid-input", _usage_message(exc), 2)
+        code = _fail(args, "bad-input", _usage_message(exc), 2)
     except UserError as exc:
         code = _fail(args, exc.code, str(exc), 2)
     except OperationalError as exc:  # the database server is down or refuses us
-        code = _fail(args, "store-unavailable",
+        code = _fail(args, "database-unavailable",
                      f"cannot reach the database: {first_line(exc)}", 2)
     except (KeyboardInterrupt, typer.Abort):
         code = 130

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from rich.status import Status
+from sqlalchemy import Engine
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from actiondex import output
-from actiondex.runtime import UserError, open_index, open_store
-from crawler.guard import AddressPolicy, parse_resolve
+from actiondex.runtime import StoreUnavailable, UserError, first_line, open_index, open_store
+from crawler.guard import AddressPolicy, policy_from
 from crawler.run import run_crawl
+from crawler.targets import check_targets
 from registry.config import Settings
 
 
@@ -37,74 +41,72 @@ def read_targets(targets: list[str], file: Path | None) -> list[str]:
     return found
 
 
-def make_policy(resolve: list[str], allow_private: bool) -> AddressPolicy:
-    entries = {}
-    for spec in resolve:
-        try:
-            key, addr = parse_resolve(spec)
-        except ValueError as exc:
-            raise UserError(f"--resolve {spec!r}: {exc}") from exc
-        entries[key] = addr
-    return AddressPolicy(resolve=entries, allow_private=allow_private)
+# The database is away (down, restarting, connection killed), as opposed to a bug.
+DB_AWAY = (OperationalError, InterfaceError)
 
 
-def normalise_target(target: str) -> str:
-    """A bare domain means its https homepage; a URL keeps its scheme and port."""
-    target = target.strip()
-    if "://" not in target:
-        target = f"https://{target}/"
-    if not urlsplit(target).hostname:
-        raise UserError(f"{target!r} is not a domain or URL")
-    return target
+class Refused(UserError):
+    code = "refused"
+
+
+def make_policy(settings: Settings, resolve: list[str],
+                allow_private: bool | None) -> AddressPolicy:
+    """The address policy of the settings and the command line's flags."""
+    try:
+        return policy_from(settings, resolve, allow_private)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
-    """Refuse unsafe targets up front, one line each; an error when none is left."""
-    accepted, refusals = [], []
-    for raw in targets:
-        target = normalise_target(raw)
-        reason = policy.check_url(target)
-        if reason:
-            refusals.append(f"refused {target}: {reason}")
-        else:
-            accepted.append(target)
+    """Refuse malformed and unsafe targets up front, one line each; an error when none is
+    left, so `crawl localhost` and `crawl http://127.0.0.1:9/` end alike."""
+    accepted, refusals = check_targets(targets, policy)
     if not accepted:
-        raise UserError("; ".join(refusals))
+        raise Refused("; ".join(refusals))
     for refusal in refusals:
         output.info(f"actiondex: {refusal}")
     return accepted
 
 
 def crawl_and_index(
-    settings: Settings, targets: list[str], resolve: list[str], allow_private: bool,
-    quiet: bool = False, options: CrawlOptions | None = None,
+    settings: Settings, targets: list[str], resolve: list[str], allow_private: bool | None,
+    quiet: bool = False, options: CrawlOptions | None = None, engine: Engine | None = None,
 ) -> dict[str, Any]:
+    """Crawl into the store, bring the index up to date, return the crawl's summary.
+    ``engine``: the process's one engine, when the caller has the store open already."""
     options = options or CrawlOptions()
-    policy = make_policy(resolve, allow_private)
+    policy = make_policy(settings, resolve, allow_private)
     accepted = accepted_targets(targets, policy)
-    engine = open_store(settings)
-    with Status("crawling…", console=output.err) if not quiet else _Silent() as status:
-        def progress(stats: dict[str, Any]) -> None:
-            if not quiet:
-                status.update(f"crawling: {stats.get('sites', 0)}/{len(accepted)} sites, "
-                              f"{stats.get('documents', 0)} documents, "
-                              f"{stats.get('actions', 0)} actions, "
-                              f"{stats.get('errors', 0)} errors")
-
-        summary = run_crawl(accepted, settings, policy, progress=progress,
-                            max_pages=options.max_pages, delay=options.delay)
-    open_index(settings, engine)
-    data = summary.model_dump() if hasattr(summary, "model_dump") else dict(vars(summary))
-    data["kind"] = "crawl"
+    engine = engine or open_store(settings)
+    try:
+        with _status(len(accepted), quiet) as progress:
+            summary = run_crawl(accepted, settings, policy, engine, progress=progress,
+                                max_pages=options.max_pages, delay=options.delay)
+    except DB_AWAY as exc:  # before any site was fetched: the run could not be recorded
+        raise StoreUnavailable(f"the database went away: {first_line(exc)}") from exc
+    data = {**summary.model_dump(), "kind": "crawl"}
+    try:
+        open_index(settings, engine)
+    except DB_AWAY as exc:
+        spooled = sum("store-unavailable" in row["errors"] for row in data["per_site"])
+        raise StoreUnavailable(
+            f"the database went away: {first_line(exc)}; the index is not updated and "
+            f"{spooled} of {data['sites']} sites wait in {settings.data_dir / 'spool'} for the "
+            "next crawl") from exc
     return data
 
 
-class _Silent:
-    def __enter__(self) -> _Silent:
-        return self
+@contextmanager
+def _status(sites: int, quiet: bool) -> Iterator[Callable[[dict[str, Any]], None] | None]:
+    """A progress line on stderr while the crawl runs (none when quiet)."""
+    if quiet:
+        yield None
+        return
+    with Status("crawling…", console=output.err) as status:
+        def progress(stats: dict[str, Any]) -> None:
+            status.update(f"crawling: {stats.get('sites', 0)}/{sites} sites, "
+                          f"{stats.get('documents', 0)} documents, "
+                          f"{stats.get('actions', 0)} actions, {stats.get('errors', 0)} errors")
 
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def update(self, *_: object) -> None:
-        return None
+        yield progress

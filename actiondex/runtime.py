@@ -13,12 +13,16 @@ from registry.index import ActionIndex
 
 
 class UserError(Exception):
-    """A problem the user can fix; printed as one line (``code`` names it for ``--json``),
-    never a traceback."""
+    """A problem the user can fix; printed as one line (with ``--json``, as one JSON object
+    with ``code``), never a traceback."""
 
-    def __init__(self, message: str, code: str = "invalid-input") -> None:
-        super().__init__(message)
-        self.code = code
+    code = "bad-input"
+
+
+class StoreUnavailable(UserError):
+    """The database cannot be reached (down, restarting, connection refused)."""
+
+    code = "database-unavailable"
 
 
 def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
@@ -31,7 +35,7 @@ def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
         else:
             _require_head(engine)
     except OperationalError as exc:
-        raise UserError(f"cannot open the database: {first_line(exc)}") from exc
+        raise StoreUnavailable(f"cannot open the database: {first_line(exc)}") from exc
     return engine
 
 

@@ -1,6 +1,6 @@
 """`actiondex validate`: what agents will see of a file, a document URL or a whole site.
 
-Nothing here writes to the store; fetching (validate_fetch) runs the crawler without its store.
+Nothing here writes to the store; fetching (crawler.fetch) runs the crawler without its store.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _DATA_SUFFIXES = {".json", ".jsonld", ".yaml", ".yml", ".txt"}
 
 
-def run(target: str, origin: str | None, resolve: list[str], allow_private: bool,
+def run(target: str, origin: str | None, resolve: list[str], allow_private: bool | None,
         settings: Callable[[], Settings], as_json: bool) -> bool:
     """Validate and print (rich, or one JSON object); True when there is no error."""
     report = validate_target(target, origin, resolve, allow_private, settings, quiet=as_json)
@@ -51,7 +51,8 @@ def run(target: str, origin: str | None, resolve: list[str], allow_private: bool
     return report.ok
 
 
-def validate_target(target: str, origin: str | None, resolve: list[str], allow_private: bool,
+def validate_target(target: str, origin: str | None, resolve: list[str],
+                    allow_private: bool | None,
                     settings: Callable[[], Settings], quiet: bool = False) -> Report:
     """A local file's report, or a fetched document's or site's (UserError on bad input)."""
     path = _local_file(target)
@@ -60,16 +61,17 @@ def validate_target(target: str, origin: str | None, resolve: list[str], allow_p
     url = _as_url(target)
     # The crawler (and Scrapy) load only when something is fetched; a file needs neither.
     from actiondex.crawling import make_policy
-    from actiondex.validate_fetch import fetch_document, fetch_site
+    from crawler.fetch import fetch_document, fetch_site
 
-    policy = make_policy(resolve, allow_private)
+    config = settings()
+    policy = make_policy(config, resolve, allow_private)
     reason = policy.check_url(url)
     if reason:
         raise UserError(f"refused {url}: {reason}")
     with progress("fetching…", quiet):
         if urlsplit(url).path in ("", "/"):
-            return validate_site(*fetch_site(url, settings(), policy))
-        return _document_report(fetch_document(url, settings(), policy))
+            return validate_site(fetch_site(url, config, policy))
+        return _document_report(fetch_document(url, config, policy))
 
 
 def _as_url(target: str) -> str:

@@ -18,8 +18,9 @@ from crawler.links import header_links, html_links, pick_pages
 from crawler.responses import response_is_html, to_document
 from crawler.sitemaps import MAX_DEPTH, SitemapError, parse_sitemap
 from crawler.sitestate import MAX_SITEMAP_FILES, SiteState, fingerprint
-from registry.formats import normalise, references_cross_hosts, well_known_paths
+from registry.formats import references_cross_hosts, well_known_paths
 from registry.schemas import RawDocument
+from registry.service import normalise_alone
 
 if TYPE_CHECKING:
     from crawler.spiders.site import SiteSpider
@@ -94,7 +95,11 @@ class Discovery:
         return follow
 
     def _references(self, site: SiteState, url: str, body: bytes) -> Follow:
-        manifest = normalise(RawDocument(url=url, body=body), site=site.crawl.host)
+        # The store reuses this pass (registry.service.normalise_site) unless the document
+        # can read one of the crawl's documents by then.
+        first = site.crawl.first_pass[url] = normalise_alone(RawDocument(url=url, body=body),
+                                                             site.crawl.host)
+        manifest = first.manifest
         refs = manifest.references
         if not references_cross_hosts(manifest.format):
             refs = [u for u in refs if _origin(u) == site.crawl.origin]

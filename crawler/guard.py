@@ -10,8 +10,10 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from registry.config import Settings
 from registry.urls import a_label
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -73,16 +75,16 @@ def parse_resolve(entry: str) -> tuple[tuple[str, int], str]:
     """Parse a curl-style ``HOST:PORT:ADDR`` entry (ADDR may be ``[v6]``)."""
     match = _RESOLVE.match(entry.strip())
     if not match:
-        raise ValueError(f"--resolve {entry!r}: expected HOST:PORT:ADDR, e.g. a.test:443:127.0.0.1")
+        raise ValueError(f"{entry!r}: expected HOST:PORT:ADDR, e.g. a.test:443:127.0.0.1")
     host, port_text, addr_text = match.groups()
     port = int(port_text)
     if not 0 < port < 65536:
-        raise ValueError(f"--resolve {entry!r}: port {port} is outside 1-65535")
+        raise ValueError(f"{entry!r}: port {port} is outside 1-65535")
     bracketed = addr_text.startswith("[") and addr_text.endswith("]")
     try:
         addr = ipaddress.ip_address(addr_text[1:-1] if bracketed else addr_text)
     except ValueError:
-        raise ValueError(f"--resolve {entry!r}: {addr_text!r} is not an IP address") from None
+        raise ValueError(f"{entry!r}: {addr_text!r} is not an IP address") from None
     return (_norm_host(host), port), str(addr)
 
 
@@ -146,6 +148,10 @@ class AddressPolicy:
         if ip is not None and not is_public_address(ip):
             shown = host if str(ip) == host else f"{host} ({ip})"
             return f"{shown} is a non-public address; use --resolve or --allow-private"
+        # localhost names always mean loopback (RFC 6761 6.3): refused as plainly as 127.0.0.1,
+        # before any lookup, rather than at connect time with a crawl to show for it.
+        if host == "localhost" or host.endswith(".localhost"):
+            return f"{host} is a loopback name; use --resolve or --allow-private"
         # Ports below 1024 other than 80/443 belong to other services (ssh, smtp, ...).
         if port < 1024 and port not in (80, 443):
             return f"port {port} is not a web port"
@@ -164,3 +170,20 @@ class AddressPolicy:
         if refusal is None and not is_public_address(ip):
             refusal = f"{host} resolves to non-public address {ip}"
         return refusal
+
+
+def policy_from(settings: Settings, resolve: Sequence[str] = (),
+                allow_private: bool | None = None) -> AddressPolicy:
+    """The policy of ACTIONDEX_RESOLVE / ACTIONDEX_ALLOW_PRIVATE plus the command line's
+    ``--resolve`` entries (one naming the same HOST:PORT wins) and ``--allow-private`` (None:
+    as the settings say). ValueError, naming where the bad entry came from, on a bad one."""
+    entries: dict[tuple[str, int], str] = {}
+    for source, specs in (("ACTIONDEX_RESOLVE", settings.resolve), ("--resolve", resolve)):
+        for spec in specs:
+            try:
+                key, addr = parse_resolve(spec)
+            except ValueError as exc:
+                raise ValueError(f"{source} {exc}") from None
+            entries[key] = addr
+    private = settings.allow_private if allow_private is None else allow_private
+    return AddressPolicy(resolve=entries, allow_private=private)

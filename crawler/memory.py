@@ -6,18 +6,14 @@
 - paths that answered 404/410, skipped for 24 h: a manifest published today is found within a
   day, and a stored document that vanished still gets its one 404 a day towards tombstoning.
 
-An unchanged recrawl inside those 24 h changes none of it, so it writes nothing.
+An unchanged recrawl inside those 24 h changes none of it, so it writes nothing. The state is
+read and written through registry.crawl_state.
 """
 
 from __future__ import annotations
 
 import time
 from typing import Any
-
-from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session
-
-from registry.models import Site
 
 TTL = 24 * 3600.0
 
@@ -72,8 +68,3 @@ class Memory:
         self.data["missing"] = {u: t for u, t in self.data["missing"].items() if self._fresh(t)}
         return self.data
 
-
-def load_states(engine: Engine, hosts: list[str]) -> dict[str, dict[str, Any]]:
-    with Session(engine) as session:
-        rows = session.execute(select(Site.host, Site.crawl_state).where(Site.host.in_(hosts)))
-        return {host: state for host, state in rows if state}

@@ -4,24 +4,22 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 from scrapy.utils.defer import maybe_deferred_to_future
-from sqlalchemy import Engine, select
-from sqlalchemy import update as update_rows
+from sqlalchemy import Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
 from crawler.responses import first_line
-from crawler.settings import REGISTRY_SETTING
+from crawler.settings import ENGINE_SETTING, REGISTRY_SETTING, Shared
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
-from registry.db import make_engine, transaction
-from registry.models import Site
+from registry.crawl_state import changed_since, save_crawl_state
+from registry.db import transaction
 from registry.service import normalise_site, promote_site
 
 logger = logging.getLogger(__name__)
@@ -53,19 +51,20 @@ class StorePipeline:
         self.lock = DeferredLock()
 
     @classmethod
-    def from_settings(cls, settings: Settings, stats: Any = None) -> StorePipeline:
-        return cls(make_engine(settings), settings.max_actions_per_site, stats,
+    def from_settings(cls, settings: Settings, engine: Engine, stats: Any = None
+                      ) -> StorePipeline:
+        """A store on ``engine``; whoever made the engine disposes of it."""
+        return cls(engine, settings.max_actions_per_site, stats,
                    Spool(settings.data_dir / "spool"))
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
         settings = crawler.settings.get(REGISTRY_SETTING)
-        if not isinstance(settings, Settings):
-            raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING}")
-        return cls.from_settings(settings, crawler.stats)
-
-    def close_spider(self) -> None:
-        self.engine.dispose()
+        engine = crawler.settings.get(ENGINE_SETTING)
+        if not isinstance(settings, Settings) or not isinstance(engine, Shared):
+            raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING} "
+                             f"and the engine in {ENGINE_SETTING}")
+        return cls.from_settings(settings, engine.value, crawler.stats)
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, SiteResult):
@@ -98,13 +97,12 @@ class StorePipeline:
         result's time): skip the promotion if the site changed in the store since then."""
         update = normalise_site(item.with_references())
         with transaction(self.engine) as session:
-            if fetched_at is not None and _changed_since(session, item.host, fetched_at):
+            if fetched_at is not None and changed_since(session, item.host, fetched_at):
                 logger.info("spool: %s changed since it was spooled; dropped", item.host)
                 return SiteRow(host=item.host, errors=["spool-outdated"])
             result = promote_site(session, update, max_actions=self.max_actions)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
-                session.execute(update_rows(Site).where(Site.host == item.host)
-                                .values(crawl_state=item.crawl_state))
+                save_crawl_state(session, item.host, item.crawl_state)
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
                        flows=result.flows, changed=result.changed, errors=list(result.errors))
 
@@ -131,8 +129,3 @@ class StorePipeline:
             changed = self.stats.get_value("store/changed_sites") or []
             self.stats.set_value("store/changed_sites", [*changed, row.host])
 
-
-def _changed_since(session: Any, host: str, timestamp: float) -> bool:
-    changed = session.scalar(select(Site.changed_at).where(Site.host == host))
-    return changed is not None and changed > datetime.fromtimestamp(timestamp, UTC).replace(
-        tzinfo=None)  # the store keeps naive UTC

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from OpenSSL import SSL
-from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+)
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import TCPTimedOutError
@@ -14,16 +20,7 @@ from twisted.python.failure import Failure
 
 from crawler.middlewares import BlockedAddress
 from registry.pages import html_to_document, is_html
-from registry.placement import origin_of
 from registry.schemas import RawDocument
-from registry.urls import site_of
-
-
-def site_origin(target: str) -> tuple[str, str]:
-    """(host, origin) of a target: a bare domain means https; a URL keeps scheme and port.
-    The host is an A-label: one site, one spelling, as ingest and validate place files."""
-    origin = origin_of(target)
-    return site_of(origin), origin
 
 
 def header(response: Response, name: str) -> str | None:
@@ -80,6 +77,9 @@ def classify(failure: Failure) -> tuple[int | None, str, str]:
         # TLS at all: nothing from this host can be trusted to be the site's.
         detail = tls.args[0] if tls.args and isinstance(tls.args[0], list) else tls.args
         return None, "tls-invalid", f"TLS handshake failed: {str(detail)[:200]}"
+    if isinstance(exc, CannotResolveHostError):  # names the resolver refused are BlockedAddress
+        host = urlsplit(failure.request.url).hostname if hasattr(failure, "request") else None
+        return None, "dns-error", f"could not resolve host {host or ''}: {message}".strip()
     if isinstance(exc, DownloadTimeoutError | TCPTimedOutError):
         return None, "timeout", message
     if isinstance(exc, DownloadCancelledError) or "MAXSIZE" in message:

@@ -1,7 +1,6 @@
-"""run_crawl: one Scrapy crawl in this process, recorded as a crawl run, summarised per site.
+"""run_crawl: one Scrapy crawl into the store, recorded as a crawl run, summarised per site.
 
-Twisted's reactor cannot be restarted, so call run_crawl at most once per process (the CLI
-does; tests run the CLI in a subprocess).
+It runs through crawler.runner, so at most once per process (Twisted's reactor cannot restart).
 """
 
 from __future__ import annotations
@@ -12,19 +11,18 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
-from scrapy import signals
-from scrapy.crawler import CrawlerProcess
+from sqlalchemy import Engine
 
-from crawler.conditional import stored_validators
 from crawler.guard import AddressPolicy
-from crawler.memory import load_states
 from crawler.pipelines import DB_AWAY, SiteRow, StorePipeline
-from crawler.responses import first_line, site_origin
-from crawler.settings import scrapy_settings
+from crawler.responses import first_line
+from crawler.runner import run_spider
+from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
+from crawler.targets import check_targets, site_origin
 from registry.config import Settings
-from registry.db import make_engine, transaction
-from registry.service import finish_run, start_run
+from registry.crawl_state import crawl_states, finish_run, start_run, stored_validators
+from registry.db import transaction
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)
@@ -74,50 +72,52 @@ class CrawlSummary(BaseModel):
         return self.model_dump(exclude={"per_site"})
 
 
-def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy,
+def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, engine: Engine,
               progress: Progress | None = None, *, log_level: str = "ERROR",
               max_pages: int = 50, delay: float = 1.0) -> CrawlSummary:
-    """Crawl ``targets`` into the store (already migrated) and return what changed.
+    """Crawl ``targets`` into the store behind ``engine`` (migrated) and return what changed.
+    The engine is the caller's, so one serves the whole process; run_crawl never disposes it.
 
     Raises ValueError, before anything runs, for a target that is malformed or refused.
     """
-    hosts = []
-    for target in targets:
-        host, origin = site_origin(target)
-        reason = policy.check_url(origin + "/")
-        if reason is not None:
-            raise ValueError(f"refused {target}: {reason}")
-        hosts.append(host)
-    engine = make_engine(settings)
+    accepted, refusals = check_targets(targets, policy)
+    if refusals:
+        raise ValueError(refusals[0])
+    hosts = [site_origin(target)[0] for target in accepted]
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
-    store = StorePipeline.from_settings(settings)
+    store = StorePipeline.from_settings(settings, engine)
     summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
-    spider_args = {"targets": targets, "max_pages": max_pages,
-                   "validators": stored_validators(engine, hosts),
-                   "states": load_states(engine, hosts)}
+    with transaction(engine) as session:  # read after the replay: it may have stored some
+        spider_args = {"targets": accepted, "max_pages": max_pages,
+                       "validators": stored_validators(session, hosts),
+                       "states": crawl_states(session, hosts)}
+    config = {**scrapy_settings(settings, policy, log_level, delay),
+              ENGINE_SETTING: Shared(engine)}
     try:
-        _crawl(spider_args, scrapy_settings(settings, policy, log_level, delay), summary, progress)
+        _crawl(spider_args, config, summary, progress)
         _report_unfinished(hosts, summary)
         for row in store.replay():  # spooled while the database was away, if it is back
             summary.stored_later(row)
         status = "finished"
     finally:
         summary.seconds = round(time.monotonic() - started, 3)
-        # Each site's diagnostic codes ride along, so a run records every refusal it met.
-        codes = {row.host: row.errors for row in summary.per_site if row.errors}
-        try:
-            with transaction(engine) as session:
-                finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
-                           status=status)
-        except DB_AWAY as exc:
-            # What the crawl found is stored or spooled; only the run's record is missing.
-            logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
-                           first_line(exc))
-        engine.dispose()
-        store.close_spider()
+        _record(engine, run_id, summary, status)
     return summary
+
+
+def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> None:
+    # Each site's diagnostic codes ride along, so a run records every refusal it met.
+    codes = {row.host: row.errors for row in summary.per_site if row.errors}
+    try:
+        with transaction(engine) as session:
+            finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
+                       status=status)
+    except DB_AWAY as exc:
+        # What the crawl found is stored or spooled; only the run's record is missing.
+        logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
+                       first_line(exc))
 
 
 def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
@@ -131,21 +131,12 @@ def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
 
 def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSummary,
            progress: Progress | None) -> None:
-    process = CrawlerProcess(scrapy)
-    crawler = process.create_crawler(SiteSpider)
-
     def site_stored(item: Any) -> None:
         if isinstance(item, SiteRow):
             summary.add(item)
             if progress is not None:
                 progress({**summary.totals(), "site": item.model_dump()})
 
-    def closed() -> None:
-        summary.requests = crawler.stats.get_value("downloader/request_count", 0)
-        summary.refused = crawler.stats.get_value("guard/refused", 0)
-
-    # Scrapy holds receivers weakly; these locals live until process.start() returns.
-    crawler.signals.connect(site_stored, signal=signals.item_scraped)
-    crawler.signals.connect(closed, signal=signals.spider_closed)
-    process.crawl(crawler, **spider_args)
-    process.start()
+    ran = run_spider(SiteSpider, scrapy, on_item=site_stored, **spider_args)
+    summary.requests = ran.stats.get("downloader/request_count", 0)
+    summary.refused = ran.stats.get("guard/refused", 0)

@@ -11,8 +11,20 @@ from registry.config import Settings
 
 MIB = 1024 * 1024
 REGISTRY_SETTING = "ACTIONDEX_SETTINGS"
+ENGINE_SETTING = "ACTIONDEX_ENGINE"  # a Shared(Engine): the process's one database engine
 MANIFEST_MAXSIZE = 1 * MIB
 PAGE_MAXSIZE = 10 * MIB
+
+
+class Shared:
+    """Carries an object through Scrapy's settings by reference. A Crawler deep-copies its
+    settings, and a copied database engine would be a second pool on the same database."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Shared:
+        return self
 
 
 def brotli_is_safe() -> bool:

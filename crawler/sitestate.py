@@ -33,8 +33,8 @@ class SiteResult(SiteCrawl):
         extra = [RawDocument(url=url, body=body, fetched_at=utcnow())
                  for url, body in self.references.items() if url not in known]
         return SiteCrawl(host=self.host, origin=self.origin,
-                         documents=[*self.documents, *extra],
-                         not_modified=self.not_modified, failures=self.failures)
+                         documents=[*self.documents, *extra], not_modified=self.not_modified,
+                         failures=self.failures, first_pass=self.first_pass)
 
 
 @dataclass

@@ -45,8 +45,10 @@ class Spool:
     def put(self, item: SiteResult) -> Path:
         """Keep ``item``; the file appears complete (temp file, fsync, rename) or not at all."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        body = json.dumps({"spooled_at": time.time(), "site": item.model_dump()},
-                          default=_encode).encode()
+        # Without the first pass: a replay may run under a newer normaliser, so it reads
+        # every document afresh.
+        site = item.model_dump(exclude={"first_pass"})
+        body = json.dumps({"spooled_at": time.time(), "site": site}, default=_encode).encode()
         final = self.folder / f"{time.time_ns()}-{item.host}.json"
         temp = final.with_suffix(".tmp")
         with temp.open("wb") as out:

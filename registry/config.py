@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -24,6 +26,17 @@ class Settings(BaseSettings):
     # 0 turns the limit off) and a burst allowed at once.
     rate_limit: float = 50.0
     rate_burst: int = 200
+    # The crawler's address policy, so a worker started from its environment gets it; the
+    # --allow-private and --resolve flags add to it. RESOLVE: HOST:PORT:ADDR entries separated
+    # by commas or spaces (checked when a crawl or validation builds the policy).
+    allow_private: bool = False
+    resolve: Annotated[list[str], NoDecode] = []
+
+    @field_validator("resolve", mode="before")
+    @classmethod
+    def _split_entries(cls, value: Any) -> Any:
+        # A list in the environment is one string; pydantic-settings would read it as JSON.
+        return [e for e in re.split(r"[\s,]+", value) if e] if isinstance(value, str) else value
 
     @field_validator("database_url")
     @classmethod

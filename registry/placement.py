@@ -11,6 +11,7 @@ IDNA A-labels, and a name mixing scripts is flagged ``confusable-host``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,9 +47,22 @@ def origin_of(value: str) -> str:
     if parts.scheme not in ("http", "https") or not host:
         raise ValueError(f"{value!r} is not a domain or an http(s) URL")
     host = a_label(host)  # ValueError for a name IDNA refuses
+    if not _valid_host(host):
+        raise ValueError(f"{value!r} is not a domain or an http(s) URL")
     netloc = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
     port = parts.port  # ValueError for a port out of range
     return f"{parts.scheme}://{netloc}{f':{port}' if port else ''}"
+
+
+# An A-label host name: letters, digits, hyphens (and the underscores some real hosts use),
+# labels of 1-63 characters. Anything else ("not a url!!") names no site.
+_LABEL = re.compile(r"^[a-z0-9_-]{1,63}$")
+
+
+def _valid_host(host: str) -> bool:
+    if ":" in host:  # urlsplit only yields a colon from a bracketed IPv6 literal
+        return True
+    return len(host) <= 253 and all(_LABEL.match(label) for label in host.split("."))
 
 
 def host_diagnostics(host: str) -> list[Diagnostic]:

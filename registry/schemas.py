@@ -143,9 +143,18 @@ class FetchFailure(_Model):
 
     url: str
     status: int | None = None
-    code: str  # stable: "http-error", "not-found", "timeout", "network-error", "blocked-address",
-    #            "robots-disallowed", "robots-unavailable", "too-large", ...
+    code: str  # stable: "http-error", "not-found", "timeout", "network-error", "dns-error",
+    #            "blocked-address", "robots-disallowed", "robots-unavailable", "too-large", ...
     message: str = ""
+
+
+class FirstPass(_Model):
+    """A document normalised on its own while crawling, to learn what it references. The store
+    reuses the manifest when the document asked to read none of the crawl's documents."""
+
+    body_hash: str  # sha256 of the body it was read from
+    asked: list[str] = Field(default_factory=list)  # every URL the normaliser asked to read
+    manifest: Manifest
 
 
 class SiteCrawl(_Model):
@@ -156,3 +165,4 @@ class SiteCrawl(_Model):
     documents: list[RawDocument] = Field(default_factory=list)
     not_modified: list[str] = Field(default_factory=list)  # URLs answered 304
     failures: list[FetchFailure] = Field(default_factory=list)
+    first_pass: dict[str, FirstPass] = Field(default_factory=dict)  # by document URL

@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 
 from registry.formats import NORMALISER_VERSION, normalise
 from registry.index.parts import INDEX_VERSION, site_words
-from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
-from registry.schemas import Diagnostic, FetchFailure, Manifest, RawDocument, SiteCrawl
+from registry.models import ActionRow, Document, FlowRow, Site
+from registry.schemas import Diagnostic, FetchFailure, FirstPass, Manifest, RawDocument, SiteCrawl
 from registry.store import (
     action_rows,
     flow_rows,
@@ -45,6 +45,7 @@ class NormalisedDocument:
     raw: RawDocument
     manifest: Manifest
     content_hash: str
+    read_by: str | None = None  # the referrer that lists its actions instead
 
     @property
     def failed(self) -> bool:
@@ -83,12 +84,15 @@ def normalise_site(crawl: SiteCrawl) -> SiteUpdate:
     A document may read others of the same crawl that it references (an ai-plugin its
     OpenAPI): its hash then covers theirs, so a change in the OpenAPI alone is seen, and the
     referenced document keeps no actions of its own, so its operations are not listed twice.
+    A document the crawler normalised already (``crawl.first_pass``) is not normalised again
+    unless it can now read one of the crawl's documents.
     """
     bodies = {raw.url: raw.body for raw in crawl.documents}
     consumer: dict[str, str] = {}  # referenced url -> the document that read it
     docs = []
     for raw in crawl.documents:
-        manifest, read = _normalise_reading(raw, crawl.host, bodies)
+        manifest, read = _normalise_reading(raw, crawl.host, bodies,
+                                            crawl.first_pass.get(raw.url))
         for url in read:
             consumer.setdefault(url, raw.url)
         digest = _combined_hash(raw.body, [bodies[u] for u in read])
@@ -97,12 +101,30 @@ def normalise_site(crawl: SiteCrawl) -> SiteUpdate:
         referrer = consumer.get(doc.raw.url)
         if referrer is not None and referrer not in consumer:  # a cycle blanks neither
             doc.manifest = _consumed(doc.manifest, referrer)
+            doc.read_by = referrer
     return SiteUpdate(crawl.host, crawl.origin, docs, crawl.not_modified, crawl.failures)
 
 
-def _normalise_reading(raw: RawDocument, site: str,
-                       bodies: dict[str, bytes]) -> tuple[Manifest, list[str]]:
+def normalise_alone(raw: RawDocument, site: str) -> FirstPass:
+    """``raw`` normalised reading no other document, with every URL it asked to read: what
+    the crawler follows, and what normalise_site reuses when none of those were fetched."""
+    asked: list[str] = []
+
+    def resolve(url: str) -> None:
+        asked.append(url)
+
+    manifest = normalise(raw, site=site, resolve=resolve)
+    return FirstPass(body_hash=content_hash(raw.body), asked=asked, manifest=manifest)
+
+
+def _normalise_reading(raw: RawDocument, site: str, bodies: dict[str, bytes],
+                       first: FirstPass | None) -> tuple[Manifest, list[str]]:
     """Normalise ``raw``, letting it read the crawl's other documents; returns those read."""
+    if (first is not None and first.body_hash == content_hash(raw.body)
+            and not any(url in bodies for url in first.asked)):
+        # Asked the same questions, it would get the same "not available" answers: the
+        # normalisers are deterministic, so the first pass is the manifest.
+        return first.manifest, []
     read: set[str] = set()
 
     def resolve(url: str) -> bytes | None:
@@ -156,6 +178,8 @@ def promote_site(
         result.changed |= _apply_failure(session, site, known.get(failure.url), failure, now)
         if failure.code not in ("not-found", "robots-disallowed"):
             result.errors.append(failure.code)
+    if not result.errors and site.last_error is not None:
+        site.last_error = site.last_error_at = None  # an error of an earlier crawl, now gone
     if result.changed:
         site.version += 1
         site.changed_at = now
@@ -274,17 +298,3 @@ def count_site(session: Session, site_id: int) -> tuple[int, int]:
     actions = session.scalar(select(func.count()).where(ActionRow.site_id == site_id)) or 0
     flows = session.scalar(select(func.count()).where(FlowRow.site_id == site_id)) or 0
     return actions, flows
-
-
-def start_run(session: Session, kind: str, targets: list[str]) -> int:
-    run = CrawlRun(kind=kind, status="running", started_at=utcnow(), targets=targets, stats={})
-    session.add(run)
-    session.flush()
-    return run.id
-
-
-def finish_run(session: Session, run_id: int, stats: dict, status: str = "finished") -> None:
-    run = session.get(CrawlRun, run_id)
-    if run is None:
-        raise NotFound(f"crawl run {run_id}")
-    run.status, run.stats, run.finished_at = status, stats, utcnow()

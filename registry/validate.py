@@ -9,7 +9,6 @@ a publishing mistake as bad JSON.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -17,6 +16,7 @@ from pydantic import BaseModel, Field
 from registry.formats import PAGE_FORMAT, normalise, well_known_paths
 from registry.placement import CONFUSABLE_HINT, UNKNOWN_ORIGIN, Placed
 from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
+from registry.service import normalise_site
 from registry.urls import site_of
 
 # The site we say when nobody told us where a local file will be published.
@@ -27,7 +27,7 @@ _ABSENT = frozenset({"not-found"})
 # (robots-disallowed, robots-truncated, a 403 from a firewall...) is a warning, so a new
 # crawler code never fails a site owner's check by surprise.
 _ERRORS = frozenset({"blocked-address", "tls-invalid", "too-large", "timeout", "network-error",
-                     "extract-error", "robots-unavailable", "too-many-redirects",
+                     "dns-error", "extract-error", "robots-unavailable", "too-many-redirects",
                      "rate-limited"})
 _FAILURE_HINTS = {
     "robots-disallowed": "allow actiondex (or all agents) to read this path in robots.txt",
@@ -39,6 +39,7 @@ _FAILURE_HINTS = {
     "too-large": "keep manifests under 1 MiB",
     "timeout": "make the document answer within the crawler's timeout",
     "network-error": "check that the host name resolves and the server accepts connections",
+    "dns-error": "publish DNS records (A or AAAA) for this host name, or check its spelling",
     "rate-limited": "let actiondex through your rate limits (it sends few requests)",
     "http-error": "serve the document with status 200",
     "not-found": "publish the document at this URL, or check the URL",
@@ -120,16 +121,18 @@ def _without_site_checks(report: ValidationReport) -> ValidationReport:
     return report.model_copy(update={"diagnostics": kept})
 
 
-def validate_site(crawl: SiteCrawl,
-                  references: Mapping[str, bytes] | None = None) -> SiteReport:
-    """Every document the crawl found, plus its fetch failures, as reports.
+def validate_site(crawl: SiteCrawl) -> SiteReport:
+    """Every document the crawl found, as the store keeps it, plus its fetch failures.
 
-    ``references`` are documents the manifests point at (the OpenAPI behind an ai-plugin):
-    read through the manifests that name them, as the store does, not reported on their own.
+    The documents go through registry.service.normalise_site, the store's own path, so the
+    report is what agents will see: a document another one reads (the OpenAPI behind an
+    ai-plugin) is reported under its referrer, not a second time on its own.
     """
-    bodies = {**(references or {}), **{doc.url: doc.body for doc in crawl.documents}}
-    reports = [validate_document(doc, site=crawl.host, resolve=bodies.get)
-               for doc in crawl.documents]
+    update = normalise_site(crawl)
+    reports = [ValidationReport(url=doc.raw.url, site=doc.manifest.site,
+                                format=doc.manifest.format, actions=doc.manifest.actions,
+                                flows=doc.manifest.flows, diagnostics=doc.manifest.diagnostics)
+               for doc in update.documents if doc.read_by is None]
     reports += [failure_report(f, crawl.host) for f in crawl.failures if f.code not in _ABSENT]
     if not any(r.actions or r.flows for r in reports):
         reports.append(_nothing_found(crawl))

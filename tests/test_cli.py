@@ -126,10 +126,10 @@ def one_json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("args,code,expect", [
-    (["find", "", "--json"], "invalid-input", "empty"),
-    (["find", "x", "--effect", "bogus", "--json"], "invalid-input", "not one of"),
-    (["find", "x", "--limit", "0", "--json"], "invalid-input", "--limit"),
-    (["find", "x", "--json", "--bogus"], "invalid-input", "--bogus"),
+    (["find", "", "--json"], "bad-input", "empty"),
+    (["find", "x", "--effect", "bogus", "--json"], "bad-input", "not one of"),
+    (["find", "x", "--limit", "0", "--json"], "bad-input", "--limit"),
+    (["find", "x", "--json", "--bogus"], "bad-input", "--bogus"),
 ])
 def test_json_failures_print_one_json_error(data_dir: Path, args: list[str], code: str,
                                             expect: str) -> None:

@@ -136,11 +136,18 @@ def test_refused_targets_exit_with_one_line_reason(tmp_path: Path) -> None:
     assert canary.count == 0
 
 
-def test_name_resolving_to_loopback_is_refused_at_connect(tmp_path: Path) -> None:
-    with Canary("127.0.0.1") as canary:
-        proc = crawl(tmp_path, None, f"http://localhost:{canary.port}/")
-    assert canary.count == 0
-    assert per_site(proc)["localhost"]["errors"] == ["blocked-address"]
+@pytest.mark.parametrize("target", ["localhost", "http://127.0.0.1:9/", "not a url!!"])
+def test_loopback_names_and_addresses_and_junk_are_refused_alike(tmp_path: Path,
+                                                                 target: str) -> None:
+    # A name resolving to loopback that is no localhost name is refused at connect time:
+    # test_crawler_hostile.py's rebinding test shows it (canary: 0 connections).
+    cmd, env = cli(tmp_path, "crawl", target)
+    proc = subprocess.run(cmd, env=env, text=True, capture_output=True, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert len(lines) == 1 and lines[0].startswith("actiondex: error: "), proc.stderr
+    assert "refused" in lines[0] or "not a domain" in lines[0]
+    assert not (tmp_path / "actiondex.db").exists()  # checked before the store is opened
 
 
 def test_hostile_redirects_and_sizes(tmp_path: Path) -> None:

@@ -113,8 +113,7 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
     settings = Settings(data_dir=tmp_path)
     engine = make_engine(settings)
     migrate(engine)
-    engine.dispose()
-    store = StorePipeline.from_settings(settings)
+    store = StorePipeline.from_settings(settings, engine)
     store.spool.put(_result("shop.test", ["old_action"]))  # spooled first...
     (store.spool.folder / f"{time.time_ns()}-broken.test.json").write_text("{not json")
     time.sleep(0.01)
@@ -130,7 +129,7 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
     assert names == {"new_action": "shop.test", "eclair": "cafe.test"}, names
     assert store.spool.waiting() == []
     assert [p.suffix for p in store.spool.folder.iterdir()] == [".bad"]
-    store.close_spider()
+    store.engine.dispose()
 
 
 def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
@@ -138,7 +137,7 @@ def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
 ) -> None:
     """RELIABILITY.md 37(b): pg_terminate_backend while a site's actions are being written."""
     settings = Settings(data_dir=tmp_path, database_url=empty_pg_url)
-    store = StorePipeline.from_settings(settings)
+    store = StorePipeline.from_settings(settings, make_engine(settings))
     migrate(store.engine)
     kills: list[int] = []
 
@@ -159,4 +158,4 @@ def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
     with transaction(store.engine) as session:
         names = sorted(session.scalars(select(ActionRow.name)))
     assert names == ["add_to_cart", "checkout", "search"]  # once each: the kill rolled back
-    store.close_spider()
+    store.engine.dispose()

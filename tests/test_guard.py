@@ -11,9 +11,10 @@ from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
 from twisted.internet.task import Clock
 from zope.interface import implementer
 
-from crawler.guard import AddressPolicy, is_public_address, parse_resolve
+from crawler.guard import AddressPolicy, is_public_address, parse_resolve, policy_from
 from crawler.middlewares import AddressGuardMiddleware, BlockedAddress
 from crawler.resolver import GuardedResolver
+from registry.config import Settings
 
 # RELIABILITY.md 2.C item 16: every one of these is refused with a reason.
 REFUSED_URLS = [
@@ -229,3 +230,17 @@ def test_middleware_refuses_before_connecting_and_counts() -> None:
     with pytest.raises(BlockedAddress, match="non-public"):
         guard.process_request(Request("http://127.0.0.2:9/steal"))
     assert stats.values == {"guard/refused": 1}
+
+
+def test_the_policy_comes_from_settings_and_the_flags_add_to_it() -> None:
+    settings = Settings(resolve="a.test:80:127.0.0.1, b.test:80:127.0.0.1", allow_private=True)
+    policy = policy_from(settings)
+    assert policy.allow_private and policy.mapped_address("a.test", 80) == "127.0.0.1"
+    policy = policy_from(settings, ["b.test:80:127.0.0.3", "c.test:81:::1"], allow_private=False)
+    assert not policy.allow_private
+    assert policy.resolve == {("a.test", 80): "127.0.0.1", ("b.test", 80): "127.0.0.3",
+                              ("c.test", 81): "::1"}
+    with pytest.raises(ValueError, match="^ACTIONDEX_RESOLVE 'nonsense': expected HOST:PORT"):
+        policy_from(Settings(resolve="nonsense"))
+    with pytest.raises(ValueError, match="^--resolve 'x': expected"):
+        policy_from(Settings(), ["x"])

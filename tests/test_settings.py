@@ -40,3 +40,13 @@ def test_environment_prefix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 def test_unknown_database_scheme_fails_fast() -> None:
     with pytest.raises(ValueError, match="sqlite:// or postgresql://"):
         Settings(database_url="mysql://x")
+
+
+def test_the_address_policy_settings_read_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACTIONDEX_RESOLVE", "a.test:80:127.0.0.1,b.test:443:[::1]  c.test:8:::1")
+    monkeypatch.setenv("ACTIONDEX_ALLOW_PRIVATE", "true")
+    settings = Settings()
+    assert settings.resolve == ["a.test:80:127.0.0.1", "b.test:443:[::1]", "c.test:8:::1"]
+    assert settings.allow_private
+    monkeypatch.setenv("ACTIONDEX_RESOLVE", "")
+    assert Settings().resolve == []

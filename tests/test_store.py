@@ -119,6 +119,15 @@ def test_failed_fetch_keeps_the_last_good_version(session: Session, code: str,
     assert site.last_error and code in site.last_error and site.version == 1
 
 
+def test_a_crawl_without_errors_clears_the_last_one(session: Session) -> None:
+    promote_site(session, update(manifest("search")))
+    promote_site(session, failure("timeout"))
+    assert session.scalars(select(Site)).one().last_error
+    assert not promote_site(session, update(manifest("search"))).changed  # fine again
+    site = session.scalars(select(Site)).one()
+    assert site.last_error is None and site.last_error_at is None
+
+
 def test_unparseable_document_keeps_the_last_good_version(session: Session) -> None:
     promote_site(session, update(manifest("search")))
     broken = Manifest(site=HOST, url=URL, format="unknown", diagnostics=[

@@ -27,15 +27,15 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
     if serve:
         check_port_free("127.0.0.1", port)  # fail before crawling, not after
     settings = demo_settings(settings)
+    engine = open_store(settings)  # the one engine of this process
     with DemoWeb() as web:
         targets = [f"http://{host}:{web.port}/" for host in web.hosts]
         output.info(f"demo web: {len(targets)} sites on 127.0.0.1:{web.port}; "
                     f"store in {settings.data_dir}")
         # Every demo site is on one loopback server of ours: no politeness delay is owed.
         summary = crawl_and_index(settings, targets, web.resolve_args(), allow_private=False,
-                                  options=CrawlOptions(delay=0.0))
+                                  options=CrawlOptions(delay=0.0), engine=engine)
     output.summary(summary, as_json=False)
-    engine = open_store(settings)
     index = open_index(settings, engine)
     output.results(find(index, DEMO_QUERY, limit=5))
     # The demo's store is its own (a rerun starts it afresh): say how to reach it.

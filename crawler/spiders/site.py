@@ -17,11 +17,12 @@ from twisted.python.failure import Failure
 
 from crawler.discovery import Discovery
 from crawler.memory import Memory
-from crawler.responses import classify, site_origin, to_document
+from crawler.responses import classify
 from crawler.robots import MAX_CRAWL_DELAY, ROBOTS_MAX_BYTES, Robots, disallow_all, parse_robots
 from crawler.settings import MANIFEST_MAXSIZE, PAGE_MAXSIZE
 from crawler.sitemaps import SITEMAP_MAXSIZE
 from crawler.sitestate import SiteState, fingerprint
+from crawler.targets import site_origin
 from registry.schemas import SiteCrawl
 from registry.urls import mixed_script_label
 
@@ -31,7 +32,6 @@ MAXSIZE = {"robots": PAGE_MAXSIZE, "probe": MANIFEST_MAXSIZE, "manifest": MANIFE
            "schemamap": SITEMAP_MAXSIZE}
 _CONDITIONAL = ("manifest", "page")  # the kinds whose documents the store keeps
 _REMEMBERED = ("manifest", "sitemap", "schemamap")  # kinds whose 404s are remembered a day
-__all__ = ["SiteSpider", "classify", "site_origin", "to_document"]  # validate_fetch uses these
 
 
 class SiteSpider(Spider):
@@ -163,7 +163,8 @@ class SiteSpider(Spider):
             yield from self._probe(site)  # 4xx: no rules, everything allowed (RFC 9309 2.3.1.3)
             return
         # 5xx, 429 and unreachable mean "disallow all" (RFC 9309 2.3.1.4): nothing more to ask.
-        if code not in ("blocked-address", "tls-invalid"):  # those say more than "unavailable"
+        # These say more than "unavailable": a DNS failure is the site's name, not robots.txt.
+        if code not in ("blocked-address", "tls-invalid", "dns-error"):
             code, message = "robots-unavailable", f"{code}: {message}"
         site.robots = disallow_all()
         site.note(url, code, message, status)

@@ -48,15 +48,15 @@ from registry.formats import (
 )
 from registry.formats._hints import HINTS, with_hint
 from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
-from registry.formats._references import References, Resolve
+from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.formats._rules import MAX_ACTIONS, enforce
 from registry.schemas import Diagnostic, Manifest, RawDocument
 from registry.urls import site_of
 
-__all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "NORMALISER_VERSION",
-           "PAGE_FORMAT", "Resolve", "link_relations", "named_site", "names_a_manifest",
-           "normalise", "published_path", "references_cross_hosts", "sniff", "well_known_names",
-           "well_known_paths"]
+__all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "MAX_RESOLVED",
+           "NORMALISER_VERSION", "PAGE_FORMAT", "Resolve", "link_relations", "named_site",
+           "names_a_manifest", "normalise", "published_path", "references_cross_hosts", "sniff",
+           "well_known_names", "well_known_paths"]
 
 NORMALISER_VERSION = 3  # 3: leonting fields as output, Wildcard effects by name, A-label hosts
 # Order matters: the first module whose matches() accepts the data wins, so the formats that

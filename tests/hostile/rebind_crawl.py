@@ -54,8 +54,9 @@ def main(data_dir: str, url: str) -> None:
 
     crawler.run.scrapy_settings = settings_with_rebinding  # type: ignore[assignment]
     settings = Settings(data_dir=data_dir, database_url="")
-    migrate(make_engine(settings))
-    summary = crawler.run.run_crawl([url], settings, AddressPolicy(), delay=0.0)
+    engine = make_engine(settings)
+    migrate(engine)
+    summary = crawler.run.run_crawl([url], settings, AddressPolicy(), engine, delay=0.0)
     print(summary.model_dump_json())
 
 

@@ -1,0 +1,46 @@
+"""The one place a Scrapy crawl runs: any spider, once, in this process, its items returned.
+
+Twisted's reactor cannot be restarted, so a process runs at most one crawl (the CLI runs one
+command per process; tests run the CLI in a subprocess).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy import Spider, signals
+from scrapy.crawler import CrawlerProcess
+
+
+@dataclass
+class Ran:
+    """What a crawl yielded (after its item pipelines) and its final stats."""
+
+    items: list[Any] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def run_spider(spider: type[Spider], config: dict[str, Any],
+               on_item: Callable[[Any], None] | None = None, **spider_args: Any) -> Ran:
+    """Run ``spider`` with the Scrapy settings ``config`` until it closes. ``on_item`` sees
+    each item as it comes (a progress line, say)."""
+    process = CrawlerProcess(config)
+    crawler = process.create_crawler(spider)
+    ran = Ran()
+
+    def scraped(item: Any) -> None:
+        ran.items.append(item)
+        if on_item is not None:
+            on_item(item)
+
+    def closed() -> None:
+        ran.stats = dict(crawler.stats.get_stats())
+
+    # Scrapy holds receivers weakly; these locals live until process.start() returns.
+    crawler.signals.connect(scraped, signal=signals.item_scraped)
+    crawler.signals.connect(closed, signal=signals.spider_closed)
+    process.crawl(crawler, **spider_args)
+    process.start()
+    return ran
