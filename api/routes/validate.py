@@ -105,6 +105,14 @@ def _url_form(body: bytes) -> Any:
     return data["url"] if isinstance(data, dict) and set(data) == {"url"} else None
 
 
+def _child_error(stdout: str) -> str:
+    """The message of the child's ``--json`` error object: ``{"error": {"message"}}``."""
+    try:
+        return str(json.loads(stdout)["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return "invalid URL"
+
+
 def _fetch_report(url: str, flags: list[str]) -> JSONResponse:
     if not _fetches.acquire(blocking=False):
         return error_response(503, "busy", "too many validations running; retry shortly",
@@ -120,9 +128,7 @@ def _fetch_report(url: str, flags: list[str]) -> JSONResponse:
     finally:
         _fetches.release()
     if done.returncode == 2:  # the command's "bad input" exit: a refused or malformed URL
-        message = (done.stderr.strip().splitlines() or ["invalid URL"])[-1]
-        return error_response(422, "invalid-parameter",
-                              message.removeprefix("actiondex: error: "), "url")
+        return error_response(422, "invalid-parameter", _child_error(done.stdout), "url")
     try:
         return JSONResponse(json.loads(done.stdout))
     except ValueError:
