@@ -85,7 +85,7 @@ def test_ingest_without_origin_is_a_one_line_error(data_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("args,expect", [
-    (["find", "x", "--effect", "steal"], "not one of"),
+    (["find", "x", "--effect", "steal"], "--effect: Input should be 'read'"),
     (["find", "   "], "empty"),
     (["ingest", "/no/such/file"], "no such file"),
     (["crawl", "http://127.0.0.1:9/"], "refused"),

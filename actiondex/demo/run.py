@@ -10,7 +10,7 @@ from actiondex.demo.web import DemoWeb
 from actiondex.runtime import open_index, open_store
 from actiondex.serving import check_port_free, serve_api
 from registry.config import Settings
-from registry.search import find
+from registry.search import FindQuery, find
 
 DEMO_QUERY = "buy printer paper"
 
@@ -37,6 +37,6 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
     output.summary(summary, as_json=False)
     engine = open_store(settings)
     index = open_index(settings, engine)
-    output.results(find(index, DEMO_QUERY, limit=5))
+    output.results(find(index, FindQuery(q=DEMO_QUERY, limit=5)))
     if serve:
         serve_api(settings, engine, "127.0.0.1", port)
