@@ -13,11 +13,12 @@ from pydantic import ValidationError
 from sqlalchemy.exc import OperationalError
 
 from actiondex import output
-from actiondex.runtime import UserError, empty_index_note, first_line, open_index, open_store
+from actiondex.runtime import UserError, first_line, open_index, open_store
 from registry.config import Settings, get_settings
 from registry.db import make_engine
 from registry.db import migrate as run_migrations
-from registry.schemas import EFFECTS
+from registry.schemas import AUTHS, EFFECTS
+from registry.search.contract import LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PER_SITE, PER_SITE
 
 app = typer.Typer(
     help="actiondex: an open registry of the actions websites offer to AI agents.\n\n"
@@ -175,31 +176,37 @@ def index(
 
 
 @app.command()
-def find(
+def find(  # noqa: PLR0913 - one option per GET /find parameter
     query: Annotated[str, typer.Argument(help="What the agent wants to do.")],
     effect: Annotated[list[str] | None, typer.Option(
         help=f"Only these effects ({', '.join(EFFECTS)}). Repeatable.")] = None,
-    site: Annotated[str | None, typer.Option(help="Only this site (host).")] = None,
-    limit: Annotated[int, typer.Option(min=1, max=50, help="How many results.")] = 10,
+    site: Annotated[list[str] | None, typer.Option(
+        help="Only this site (host or parent domain). Repeatable.")] = None,
+    type_: Annotated[list[str] | None, typer.Option(
+        "--type", help="Only this Schema.org Action type, e.g. BuyAction. Repeatable.")] = None,
+    format_: Annotated[list[str] | None, typer.Option(
+        "--format", help="Only this source format, e.g. agent-actions. Repeatable.")] = None,
+    method: Annotated[list[str] | None, typer.Option(
+        help="Only this HTTP method. Repeatable.")] = None,
+    auth: Annotated[list[str] | None, typer.Option(
+        help=f"Only actions needing this ({', '.join(AUTHS)}). Repeatable.")] = None,
+    origin: Annotated[str, typer.Option(
+        help="Endpoints on the site's own domain (same), on another (cross) or both (any).")
+    ] = "same",
+    limit: Annotated[int, typer.Option(help=f"How many results (1-{MAX_LIMIT}).")] = LIMIT,
+    offset: Annotated[int, typer.Option(help=f"Results to skip (at most {MAX_OFFSET}).")] = 0,
+    per_site: Annotated[int, typer.Option(
+        help=f"Results per site on a page (1-{MAX_PER_SITE}).")] = PER_SITE,
+    explain: Annotated[bool, typer.Option(help="Show each result's score breakdown.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Find actions and flows: which site offers what, how to call it, what it will do."""
-    from registry.search import find as search
+    from actiondex.finding import run
 
-    for value in effect or []:
-        if value not in EFFECTS:
-            raise UserError(f"--effect {value!r} is not one of {', '.join(EFFECTS)}")
-    if not query.strip():
-        raise UserError("the query is empty")
-    settings = _settings()
-    index = open_index(settings, open_store(settings))
-    if note := empty_index_note(settings, index):
-        output.info(note)
-    response = search(index, query, limit=limit, effects=effect, site=site)
-    if as_json:
-        print(json.dumps(response.public()))
-    else:
-        output.results(response)
+    run(query, {"effect": effect, "site": site, "type": type_, "format": format_,
+                "method": method, "auth": auth, "origin": origin, "limit": limit,
+                "offset": offset, "per_site": per_site, "explain": explain},
+        _settings, as_json)
 
 
 @app.command()

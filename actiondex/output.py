@@ -56,24 +56,38 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
 
 
 def results(response: FindResponse) -> None:
-    """Search results as a readable table."""
+    """Search results as a readable table; with ``explain``, each score's parts below it."""
     if not response.results:
         out.print(f"No actions found for {response.query!r} ({response.took_ms:.1f} ms).")
         return
     table = Table(title=f"{response.query!r}: {len(response.results)} results in "
                         f"{response.took_ms:.1f} ms", title_justify="left")
-    for col in ("#", "site", "action", "effect", "how", "score"):
+    for col in ("#", "site", "action", "effect", "needs", "how", "score"):
         table.add_column(col, overflow="fold", justify="right" if col == "score" else "left")
     for rank, r in enumerate(response.results, 1):
         table.add_row(str(rank), r.site, f"{escape(r.title)}\n[dim]{r.kind} {r.name}[/dim]",
-                      r.effect, escape(_how(r)), f"{r.score:.2f}")
+                      r.effect, escape(_needs(r)), escape(_how(r)), f"{r.score:.2f}")
     out.print(table)
+    for rank, r in enumerate(response.results, 1):
+        if r.explain is not None:
+            parts = ", ".join(f"{p.term} in {p.field} +{p.score:g}" for p in r.explain)
+            out.print(f"{rank}. {escape(parts) or 'no part scored'}")
+
+
+def _needs(r: FindResult) -> str:
+    """What calling it takes: auth (and scope), and what it costs."""
+    needs = [] if r.auth == "none" else [r.auth + (f" ({r.scope})" if r.scope else "")]
+    if r.cost:
+        needs.append(" ".join(str(r.cost.get(k, "")) for k in ("amount", "currency")).strip()
+                     or "costs")
+    return "\n".join(needs) or "-"
 
 
 def _how(r: FindResult) -> str:
-    """Steps for a flow; method and path for an action (the site column has the host)."""
+    """Steps for a flow, by their titles; method and path for an action (the site column has
+    the host)."""
     if r.kind == "flow" and r.steps:
-        return " -> ".join(step.action for step in r.steps)
+        return " -> ".join(step.title or step.action for step in r.steps)
     endpoint = r.endpoint or ""
     parts = urlsplit(endpoint)
     if parts.hostname and parts.hostname == r.site:

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 
+from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
@@ -20,6 +21,12 @@ from registry.index import ActionIndex, vectors
 # default pool) spent 2.2-2.6 ms of CPU per request at concurrency 16, 2 threads 1.4 ms.
 SEARCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
     os.cpu_count() or 2)
+
+DESCRIPTION = (
+    "An open registry of the actions websites offer AI agents. `GET /find` answers which "
+    "site offers which action for a plain-language request, how to call it and what it will "
+    "do; `POST /validate` shows a site owner what agents will see. Every error is "
+    '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
 def create_app(settings: Settings | None = None, index: ActionIndex | None = None) -> FastAPI:
@@ -35,10 +42,12 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
         await anyio.to_thread.run_sync(vectors.load)
         yield
 
-    app = FastAPI(title="actiondex", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
+                  lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.index = index
     install_error_handlers(app)
+    install_docs(app)
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
     app.include_router(find.router)
     app.include_router(health.router)

@@ -8,13 +8,44 @@ Validation -> 422 ``invalid-parameter`` naming the parameter; unknown route -> 4
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed"}
+# What each status means on our routes, for the OpenAPI document.
+STATUS_TEXT = {
+    413: "The body is too large (`too-large`)",
+    422: "A parameter or the body is invalid (`invalid-parameter`, naming the `field`)",
+    429: "Too many requests from this client (`rate-limited`; see Retry-After)",
+    500: "Something went wrong on our side (`internal-error`)",
+    502: "The fetched site gave nothing to report (`fetch-failed`)",
+    503: "Too many validations running (`busy`; see Retry-After)",
+    504: "The site took too long (`timeout`)",
+}
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. invalid-parameter")
+    message: str = Field(description="What went wrong, for people")
+    field: str | None = Field(description="The parameter at fault, when there is one")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx and 5xx answer."""
+
+    error: ErrorDetail
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that can answer ``statuses``: each with ErrorBody. A 422
+    declared here also keeps FastAPI from documenting its own ``{"detail": ...}`` shape."""
+    return {status: {"model": ErrorBody, "description": STATUS_TEXT[status]}
+            for status in statuses}
 
 
 def error_response(

@@ -27,7 +27,7 @@ from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
 from registry.schemas import RawDocument
-from registry.search import page_json, search
+from registry.search import FindQuery, page_json, search
 from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
 
 BASELINE_QUERIES = {10_000: 50, 100_000: 20}  # more actions: 5 queries
@@ -132,7 +132,7 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
         build_s = time.perf_counter() - start
         index = ActionIndex.open(settings.index_path)
         qs = queries(n_queries)
-        ours = time_queries(lambda q: page_json(search(index, q, limit=10)), qs)
+        ours = time_queries(lambda q: page_json(search(index, FindQuery(q=q, limit=10))), qs)
         loads, (rss, pss), parts = http(settings, qs, seconds)
     gc.collect()  # before rank-bm25 takes its share of memory
     base_build_s, base = baseline(texts, qs)

@@ -44,7 +44,7 @@ from bench import metatool, toollens
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
-from registry.search import find
+from registry.search import FindQuery, find
 
 K = 10
 
@@ -117,7 +117,10 @@ def ours(tools: list[dict], tmp: Path, domain: str) -> Callable[[str], list[str]
     with transaction(engine) as session:
         ActionIndex.rebuild(settings.index_path, session)
     index = ActionIndex.open(settings.index_path)
-    return lambda q: [ids.get((r.site, r.name), "?") for r in find(index, q, limit=K).results]
+    # model_construct: 54 of ToolLens's 1,877 requests have more words (up to 65) than GET
+    # /find takes (MAX_QUERY_WORDS); the engine is measured on all of them, as before.
+    return lambda q: [ids.get((r.site, r.name), "?")
+                      for r in find(index, FindQuery.model_construct(q=q, limit=K)).results]
 
 
 # ~40 common English words, the kind any plain BM25 set-up removes (as in the sanity check

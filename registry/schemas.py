@@ -7,15 +7,17 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Effect = Literal["read", "write", "send", "spend", "delete"]
 Auth = Literal["none", "api_key", "oauth2", "grant", "unknown"]
 Severity = Literal["error", "warning", "info"]
-EFFECTS: tuple[str, ...] = ("read", "write", "send", "spend", "delete")
+EFFECTS: tuple[str, ...] = get_args(Effect)
+AUTHS: tuple[str, ...] = get_args(Auth)
 
 
 class _Model(BaseModel):
@@ -101,7 +103,21 @@ class SourceRef(_Model):
     format: str
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class ExplainPart(_Model):
+    term: str
+    field: str  # "all", "head", "params"; "vec" for what the meaning re-rank added
+    weight: float  # 1 for the query's own words, less for an expansion
+    score: float
+
+
 class FindResult(_Model):
+    """One search result. Its JSON is written once, when the action is stored
+    (``result_payload``), and served as it is: only ``score`` and ``explain`` are added."""
+
     id: str
     kind: Literal["action", "flow"]
     site: str
@@ -109,13 +125,39 @@ class FindResult(_Model):
     title: str
     description: str
     effect: Effect
-    type: str | None = None
-    method: str | None = None
-    endpoint: str | None = None
-    input_schema: dict[str, Any] = Field(default_factory=dict)
-    steps: list[FlowStep] | None = None
-    score: float
+    type: str | None
+    method: str | None
+    endpoint: str | None
+    auth: Auth  # what calling it needs; a flow's is "unknown" (see its steps' actions)
+    scope: str | None
+    cost: dict[str, Any] | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    steps: list[FlowStep] | None = Field(None, exclude_if=_absent)  # flows only
     source: SourceRef
+    score: float
+    explain: list[ExplainPart] | None = Field(None, exclude_if=_absent)
+
+
+# The fields ``result_payload`` writes: all but what each search adds.
+PAYLOAD_FIELDS = frozenset(FindResult.model_fields) - {"score", "explain"}
+# Stored as JSON text, spliced in as it is (no decode and encode per action).
+PAYLOAD_JSON = {"cost": "null", "input_schema": "{}", "output_schema": "null"}
+_DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) -> str:
+    """A FindResult's JSON minus ``score`` and ``explain``: ``values`` by field name,
+    ``json_texts`` the PAYLOAD_JSON fields as JSON text (None: absent). Only a flow has
+    ``steps``. Raises KeyError if any field is missing, so no caller can drop one."""
+    plain = PAYLOAD_FIELDS - PAYLOAD_JSON.keys()
+    wanted = plain if values.get("kind") == "flow" else plain - {"steps"}
+    if wanted != values.keys() or json_texts.keys() != PAYLOAD_JSON.keys():
+        missing = (wanted ^ values.keys()) | (PAYLOAD_JSON.keys() ^ json_texts.keys())
+        raise KeyError(f"result payload fields: {sorted(missing)}")
+    spliced = ",".join(f'"{name}":{text or PAYLOAD_JSON[name]}'
+                       for name, text in json_texts.items())
+    return f"{_DUMP(values)[:-1]},{spliced}}}"
 
 
 class FindResponse(_Model):
@@ -125,11 +167,7 @@ class FindResponse(_Model):
 
     def public(self) -> dict[str, Any]:
         """The wire form shared by GET /find and `find --json`: only flows carry ``steps``."""
-        body = self.model_dump(mode="json")
-        for result in body["results"]:
-            if result["kind"] != "flow":
-                del result["steps"]
-        return body
+        return self.model_dump(mode="json")
 
 
 def stable_id(site: str, format: str, key: str) -> str:

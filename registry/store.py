@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
@@ -11,7 +10,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from registry.index.parts import INDEX_VERSION, action_parts, site_words
+from registry.index.parts import INDEX_VERSION, action_parts, json_texts, site_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Manifest, stable_id
 
@@ -63,17 +62,19 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
 
 def with_index_parts(row: ActionRow, host: str, doc: Document, about: str) -> None:
     """Fill the row's index columns (registry.index.parts): a rebuild then only streams them.
-    The schema text is what CAST(input_schema AS TEXT) reads back on SQLite. ``about``: the
-    site's name and description (``index_parts.site_words``)."""
+    ``about``: the site's name and description (``index_parts.site_words``)."""
     source = {"url": doc.url, "format": doc.format or "unknown"}
-    parts = action_parts(row, json.dumps(row.input_schema), host, source, about)
+    parts = action_parts(row, json_texts(row), host, source, about)
     row.index_fields, row.index_text, row.payload = parts.index_fields, parts.index_text, \
         parts.payload
     row.index_version = INDEX_VERSION
 
 
 def flow_rows(site: Site, doc: Document, manifest: Manifest) -> list[FlowRow]:
+    """A step without a title of its own gets its action's: a result lists its steps by
+    title, for the agent reading it."""
     rows, seen = [], set()
+    titles = {action.name: action.title for action in manifest.actions}
     for flow in manifest.flows:
         if flow.name in seen:
             continue
@@ -84,7 +85,8 @@ def flow_rows(site: Site, doc: Document, manifest: Manifest) -> list[FlowRow]:
                 id=ident, site_id=site.id, document_id=doc.id, name=flow.name, title=flow.title,
                 description=flow.description, effect=flow.effect,
                 input_schema=flow.input_schema,
-                steps=[s.model_dump() for s in flow.steps],
+                steps=[s.model_dump() | {"title": s.title or titles.get(s.action)}
+                       for s in flow.steps],
             )
         )
     return rows

@@ -15,7 +15,8 @@ from registry.index import ActionIndex
 from tests.test_index import shop_and_news
 
 RESULT_KEYS = {"id", "kind", "site", "name", "title", "description", "effect", "type", "method",
-               "endpoint", "input_schema", "score", "source"}
+               "endpoint", "auth", "scope", "cost", "input_schema", "output_schema", "score",
+               "source"}
 
 
 @pytest.fixture

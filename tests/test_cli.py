@@ -87,7 +87,7 @@ def test_ingest_without_origin_skips_the_file_and_says_how(data_dir: Path) -> No
 
 
 @pytest.mark.parametrize("args,expect", [
-    (["find", "x", "--effect", "steal"], "not one of"),
+    (["find", "x", "--effect", "steal"], "--effect: Input should be 'read'"),
     (["find", "   "], "empty"),
     (["ingest", "/no/such/file"], "no such file"),
     (["crawl", "http://127.0.0.1:9/"], "refused"),

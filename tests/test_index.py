@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import tantivy
+from pydantic import ValidationError
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
@@ -24,8 +25,17 @@ from registry.index.parts import INDEX_VERSION
 from registry.index.rows import site_documents
 from registry.index.text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
-from registry.search import find, search
+from registry.schemas import (
+    Action,
+    FindResult,
+    Flow,
+    FlowStep,
+    Manifest,
+    RawDocument,
+    stable_id,
+)
+from registry.search import FindQuery, find, search
+from registry.search.contract import SPACE
 from registry.service import (
     NormalisedDocument,
     SiteUpdate,
@@ -101,8 +111,13 @@ def index(session: Session, tmp_path: Path) -> ActionIndex:
     return idx
 
 
+def found(index: ActionIndex, q: str, **kw: Any) -> list[FindResult]:
+    """``find``'s results for a FindQuery of ``q`` and ``kw``."""
+    return find(index, FindQuery(q=q, **kw)).results
+
+
 def names(index: ActionIndex, q: str, **kw: Any) -> list[str]:
-    return [r.name for r in find(index, q, **kw).results]
+    return [r.name for r in found(index, q, **kw)]
 
 
 def promote_shop(session: Session) -> None:
@@ -157,9 +172,9 @@ def test_stored_only_fields_have_no_terms(index: ActionIndex) -> None:
     searcher = index.searcher()
     assert searcher.doc_freq("key", "add_to_cart") == 0  # no query asks for a key
     assert searcher.doc_freq("site", "shop.example") == 4  # deleting a site's documents does
-    [hit] = search(index, "add to cart", limit=1).hits
+    [hit] = search(index, FindQuery(q="add to cart", limit=1)).hits
     assert (hit.key, hit.site) == ("add_to_cart", "shop.example")
-    assert [s for h in search(index, "buy a product").hits for s in h.steps][:1] == [
+    assert [s for h in search(index, FindQuery(q="buy a product")).hits for s in h.steps][:1] == [
         "searchProducts"]
 
 
@@ -168,7 +183,7 @@ def test_open_creates_an_empty_generation(tmp_path: Path) -> None:
     assert idx.generation == 1
     assert idx.count() == 0
     assert (tmp_path / "index" / "current").is_symlink()
-    assert find(idx, "anything").results == []
+    assert found(idx, "anything") == []
     assert ActionIndex.open(tmp_path / "index").generation == 1  # reopening reuses it
 
 
@@ -188,14 +203,15 @@ def test_split_identifiers_are_found_by_words(index: ActionIndex) -> None:
 
 def test_stemming_types_and_synonyms(index: ActionIndex) -> None:
     assert "searchProducts" in names(index, "searching printers")
-    assert names(index, "purchase", site="shop.example")[0] in ("purchase", "checkout")
+    assert names(index, "purchase", site=["shop.example"])[0] in ("purchase", "checkout")
     # type word "buy" from BuyAction; the flow holding checkout ranks first and folds it in
-    found = find(index, "buying").results
-    assert "checkout" in {r.name for r in found} | {s.action for r in found for s in r.steps or []}
+    results = found(index, "buying")
+    assert "checkout" in {r.name for r in results} | {
+        s.action for r in results for s in r.steps or []}
 
 
 def test_flows_are_results_with_steps(index: ActionIndex) -> None:
-    [flow] = [r for r in find(index, "buy a product").results if r.kind == "flow"]
+    [flow] = [r for r in found(index, "buy a product") if r.kind == "flow"]
     assert flow.name == "purchase" and flow.site == "shop.example"
     assert [s.action for s in flow.steps or []] == ["searchProducts", "add_to_cart", "checkout"]
     assert flow.source.format == "agent-actions"
@@ -204,22 +220,22 @@ def test_flows_are_results_with_steps(index: ActionIndex) -> None:
 
 
 def test_effect_and_site_filters(index: ActionIndex) -> None:
-    assert {r.effect for r in find(index, "search subscribe delete", effects=["read"]).results} \
+    assert {r.effect for r in found(index, "search subscribe delete", effect=["read"])} \
         == {"read"}
-    both = find(index, "search subscribe delete account", effects=["send", "delete"]).results
+    both = found(index, "search subscribe delete account", effect=["send", "delete"])
     assert {r.name for r in both} == {"subscribe", "delete_account"}
-    assert {r.site for r in find(index, "search", site="news.example").results} \
+    assert {r.site for r in found(index, "search", site=["news.example"])} \
         == {"news.example"}
-    assert find(index, "search", site="nowhere.example").results == []
+    assert found(index, "search", site=["nowhere.example"]) == []
 
 
 def test_cross_origin_endpoints_are_left_out_by_default(index: ActionIndex) -> None:
     assert "track_event" not in names(index, "track article view")
-    assert names(index, "track article view", cross_origin=True)[0] == "track_event"
+    assert names(index, "track article view", origin="any")[0] == "track_event"
 
 
 def test_result_carries_everything_without_the_database(index: ActionIndex) -> None:
-    [hit] = find(index, "add to cart", limit=1).results
+    [hit] = found(index, "add to cart", limit=1)
     assert hit.kind == "action" and hit.method == "POST" and hit.effect == "write"
     assert hit.endpoint == "https://shop.example/api/add_to_cart"
     assert hit.input_schema["properties"] == {"sku": {"type": "string"}}
@@ -276,7 +292,7 @@ def test_crash_between_commit_and_state_write_is_harmless(
     stats = ActionIndex.open(tmp_path / "index").sync(session)  # "the next process"
     assert stats.sites_indexed == 2
     assert idx.count() == 7  # redone, not duplicated
-    assert len(find(idx, "add to cart").results) == 2  # the action and the flow, once each
+    assert len(found(idx, "add to cart")) == 2  # the action and the flow, once each
 
 
 def test_rebuild_swaps_while_open_readers_keep_answering(
@@ -344,8 +360,15 @@ HOSTILE = [
 
 @pytest.mark.parametrize("q", HOSTILE)
 def test_hostile_queries_never_raise(index: ActionIndex, q: str) -> None:
-    response = find(index, q, limit=5)
-    assert response.query == q and len(response.results) <= 5
+    # The engine takes any text, even past the contract's bounds (model_construct skips them)...
+    unchecked = find(index, FindQuery.model_construct(q=q, limit=5))
+    assert unchecked.query == q and len(unchecked.results) <= 5
+    # ...and the contract either takes the text or refuses it as a validation error.
+    try:
+        query = FindQuery(q=q, limit=5)
+    except ValidationError:
+        return
+    assert find(index, query).query == q.strip(SPACE)
 
 
 def test_concurrent_readers_during_syncs_and_rebuilds(
@@ -357,7 +380,7 @@ def test_concurrent_readers_during_syncs_and_rebuilds(
     def read() -> None:
         while not stop.is_set():
             try:
-                assert find(index, "add to cart").results
+                assert found(index, "add to cart")
             except BaseException as exc:  # collected and asserted on below
                 errors.append(exc)
                 return

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from tantivy import Occur, Query
 
 from registry.index import ActionIndex
 from registry.index.documents import domains, name_text, with_parts
 from registry.index.text import EXPANSION_WEIGHT, query_words, weighted_terms
-from registry.search import Filters, find, page_json, search
+from registry.search import MAX_OFFSET, FindQuery, Page, find, page_json, search
 from registry.search import query as search_module
 from tests.test_index import add_site, shop_and_news
 
@@ -38,8 +39,13 @@ def index(session: Session, tmp_path: Path) -> ActionIndex:
     return idx
 
 
+def ask(index: ActionIndex, q: str, **kw: Any) -> Page:
+    """``search`` with a FindQuery of ``q`` and ``kw``."""
+    return search(index, FindQuery(q=q, **kw))
+
+
 def names(index: ActionIndex, q: str, **kw: Any) -> list[str]:
-    return [h.key for h in search(index, q, **kw).hits]
+    return [h.key for h in ask(index, q, **kw).hits]
 
 
 def test_accents_fold_both_ways(index: ActionIndex) -> None:
@@ -78,28 +84,28 @@ def test_expansion_weighs_less_than_the_words_themselves() -> None:
 
 def test_expansion_finds_other_verbs(index: ActionIndex) -> None:
     assert "reserve" in names(index, "book a table at the cafe")  # book ~ reserve
-    [hit] = search(index, "rent", explain=True).hits  # rent ~ hire, untyped: query side
+    [hit] = ask(index, "rent", explain=True).hits  # rent ~ hire, untyped: query side
     assert hit.key == "hire_bike" and hit.explain
     assert {(p["term"], p["weight"]) for p in hit.explain} == {("hire", EXPANSION_WEIGHT)}
 
 
 @pytest.mark.parametrize(("filters", "expected"), [
-    (Filters(types=("ReserveAction",)), {"reserve"}),
-    (Filters(types=("https://schema.org/ReserveAction",)), {"reserve"}),
-    (Filters(methods=("post",)), {"reserve"}),
-    (Filters(auths=("oauth2",)), {"reserve"}),
-    (Filters(effects=("spend",)), {"reserve"}),
-    (Filters(sites=("cafe.example",)), {"reserve"}),  # registrable domain of api.cafe.example
-    (Filters(sites=("api.cafe.example",)), {"reserve"}),
-    (Filters(formats=("schemaorg",)), set()),
+    ({"type": ["ReserveAction"]}, {"reserve"}),
+    ({"type": ["https://schema.org/ReserveAction"]}, {"reserve"}),
+    ({"method": ["post"]}, {"reserve"}),
+    ({"auth": ["oauth2"]}, {"reserve"}),
+    ({"effect": ["spend"]}, {"reserve"}),
+    ({"site": ["cafe.example"]}, {"reserve"}),  # registrable domain of api.cafe.example
+    ({"site": ["api.cafe.example"]}, {"reserve"}),
+    ({"format": ["schemaorg"]}, set()),
 ])
-def test_filters(index: ActionIndex, filters: Filters, expected: set[str]) -> None:
-    assert set(names(index, "reserve book table cafe", filters=filters)) == expected
+def test_filters(index: ActionIndex, filters: dict[str, Any], expected: set[str]) -> None:
+    assert set(names(index, "reserve book table cafe", **filters)) == expected
 
 
 def test_leading_verb_counts_in_short_requests_only(index: ActionIndex) -> None:
     def fields(q: str) -> set[str]:
-        [hit] = search(index, q, limit=1, explain=True).hits
+        [hit] = ask(index, q, limit=1, explain=True).hits
         return {p["field"] for p in hit.explain or []}
 
     assert "head" in fields("reserve a table at the cafe")
@@ -110,9 +116,9 @@ def test_leading_verb_counts_in_short_requests_only(index: ActionIndex) -> None:
 
 def test_same_origin_filter(index: ActionIndex) -> None:
     assert "track_event" not in names(index, "track article view")
-    only_cross = names(index, "track article view", filters=Filters(same_origin=False))
+    only_cross = names(index, "track article view", same_origin=False)
     assert only_cross == ["track_event"]
-    assert "track_event" not in names(index, "track view", filters=Filters(same_origin=True))
+    assert "track_event" not in names(index, "track view", same_origin=True)
 
 
 def test_domains() -> None:
@@ -121,22 +127,22 @@ def test_domains() -> None:
 
 
 def test_one_site_does_not_crowd_the_first_page(index: ActionIndex) -> None:
-    first = search(index, "book a table", limit=5).hits
+    first = ask(index, "book a table", limit=5).hits
     assert sum(h.site == "tables.example" for h in first) <= 3
     assert {h.site for h in first} >= {"tables.example", "other.example"}
     # nothing is lost: the extras come on later pages, every action exactly once
-    pages = [search(index, "book a table", limit=5, offset=o).hits for o in (0, 5, 10)]
+    pages = [ask(index, "book a table", limit=5, offset=o).hits for o in (0, 5, 10)]
     keys = [(h.site, h.key) for page in pages for h in page]
     assert len(keys) == len(set(keys)) == 11  # ten tables and the café (book ~ reserve)
 
 
 def test_a_site_filter_lifts_the_per_site_cap(index: ActionIndex) -> None:
-    hits = search(index, "book a table", limit=5, filters=Filters(sites=("tables.example",)))
+    hits = ask(index, "book a table", limit=5, site=["tables.example"])
     assert len(hits.hits) == 5
 
 
 def test_a_flows_steps_fold_under_it(index: ActionIndex) -> None:
-    hits = search(index, "buy a product search add to cart checkout", limit=10).hits
+    hits = ask(index, "buy a product search add to cart checkout", limit=10).hits
     flow = next(h for h in hits if h.kind == "flow")
     below = hits[hits.index(flow) + 1:]
     assert not {h.key for h in below} & set(flow.steps)
@@ -144,27 +150,31 @@ def test_a_flows_steps_fold_under_it(index: ActionIndex) -> None:
 
 def test_pagination_is_bounded_and_consistent(index: ActionIndex) -> None:
     def keys(**kw: Any) -> list[tuple[str, str]]:
-        return [(h.site, h.key) for h in search(index, "book table", **kw).hits]
+        return [(h.site, h.key) for h in ask(index, "book table", **kw).hits]
 
     assert keys(limit=3, offset=3) == keys(limit=3, offset=3)
     assert not set(keys(limit=3)) & set(keys(limit=3, offset=3))
-    assert search(index, "book table", offset=10**9).hits == []  # clamped, not an error
+    assert ask(index, "book table", offset=MAX_OFFSET).hits == []  # past the end: empty
+    with pytest.raises(ValidationError):  # the contract bounds it, for every caller
+        FindQuery(q="book table", offset=MAX_OFFSET + 1)
 
 
 def test_explain_names_terms_and_fields(index: ActionIndex) -> None:
-    [hit] = search(index, "reserve cafe", limit=1, explain=True).hits
+    [hit] = ask(index, "reserve cafe", limit=1, explain=True).hits
     assert hit.explain
     assert {p["term"] for p in hit.explain} >= {"reserv", "cafe"}
     assert {p["field"] for p in hit.explain} <= {"all", "head", "params"}
     assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
-    body = json.loads(page_json(search(index, "reserve", explain=True)))
+    body = json.loads(page_json(ask(index, "reserve", explain=True)))
     assert body["results"][0]["explain"]
 
 
-def test_lean_json_equals_the_public_model(index: ActionIndex) -> None:
+@pytest.mark.parametrize("extra", [{}, {"explain": True, "origin": "any"}])
+def test_lean_json_equals_the_public_model(index: ActionIndex, extra: dict[str, Any]) -> None:
     for q in ("buy a product", "reserve", "track", "nothing matches this"):
-        lean = json.loads(page_json(search(index, q)))
-        public = find(index, q).public()
+        query = FindQuery(q=q, **extra)
+        lean = json.loads(page_json(search(index, query)))
+        public = find(index, query).public()
         lean.pop("took_ms"), public.pop("took_ms")
         assert lean == public
 
@@ -203,7 +213,7 @@ def test_common_words_add_to_the_score_as_one_flat_query_would(
     rare = [(Occur.Should, q) for (t, _), (_, q) in parts.items() if t not in common]
     flat = Query.boolean_query([(Occur.Must, Query.boolean_query(rare)), *[
         (Occur.Should, q) for (t, _), (_, q) in parts.items() if t in common]])
-    chained = search_module.build_query(parts, Filters(cross_origin=True), common)
+    chained = search_module.build_query(parts, FindQuery(q="x", origin="any"), common)
     want, got = (searcher.search(q, 20, count=False).hits for q in (flat, chained))
     assert [a.doc for _, a in got] == [a.doc for _, a in want] and len(want) > 1
     assert [s for s, _ in got] == pytest.approx([s for s, _ in want], rel=1e-6)
@@ -223,10 +233,10 @@ def test_a_rare_synonym_is_not_required_when_the_own_words_are_common(
 
 def _pages(index: ActionIndex, monkeypatch: pytest.MonkeyPatch, q: str) -> tuple[list, list]:
     """(keys and scores of ``q``'s page searched all-words-first, the same from the union)."""
-    page = [(h.key, h.score) for h in search(index, q, per_site=20, limit=5).hits]
+    page = [(h.key, h.score) for h in ask(index, q, per_site=20, limit=5).hits]
     with monkeypatch.context() as m:
         m.setattr(search_module, "all_words_first", lambda *args: None)
-        union = [(h.key, h.score) for h in search(index, q, per_site=20, limit=5).hits]
+        union = [(h.key, h.score) for h in ask(index, q, per_site=20, limit=5).hits]
     return page, union
 
 
@@ -237,7 +247,7 @@ def test_all_words_first_gives_the_union_page(
     searcher, freq, common, parts = _planned(index, monkeypatch, 0.01, ["book", "table"])
     monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 0)
     monkeypatch.setattr(search_module, "ALL_WORDS_LEAD", 1.0)
-    first = search_module.all_words_first(parts, Filters(), common, freq,
+    first = search_module.all_words_first(parts, FindQuery(q="x"), common, freq,
                                           searcher.num_docs, 5)
     assert first is not None
     holding = [searcher.doc(a).get_first("key") for _, a in searcher.search(first, 50).hits]
@@ -259,7 +269,7 @@ def test_all_words_first_is_not_tried_when_it_would_not_save_work(
     searcher, freq, common, parts = _planned(index, monkeypatch, 0.01, ["book", "table"])
 
     def tried(need: int) -> bool:
-        return search_module.all_words_first(parts, Filters(), common, freq,
+        return search_module.all_words_first(parts, FindQuery(q="x"), common, freq,
                                              searcher.num_docs, need) is not None
 
     # "book" and "table" go together: the shorter list is half of what the union walks, an

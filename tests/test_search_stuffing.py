@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from registry.index import ActionIndex
-from registry.search import PER_SITE, search
+from registry.search import PER_SITE, FindQuery, search
 from tests.test_index import add_site
 
 VERBS = ["search", "list", "view", "create", "update", "cancel", "track", "order", "rent",
@@ -60,7 +60,7 @@ def test_stuffed_site_is_capped_and_ranks_below_the_honest_one(
         index.sync(session)
         ranks = []
         for q in QUERIES:
-            hits = search(index, q, limit=10).hits
+            hits = search(index, FindQuery(q=q, limit=10)).hits
             assert sum(h.site == STUFFED for h in hits) <= PER_SITE, (seed, q)
             sites = [h.site for h in hits]
             assert HONEST in sites, (seed, q, sites)

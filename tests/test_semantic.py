@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry.index import ActionIndex, vectors
-from registry.search import meaning, search
+from registry.search import FindQuery, meaning, search
 from registry.search import query as search_module
 from tests.test_index import add_site
 
@@ -60,10 +60,10 @@ def test_a_sentence_is_reranked_by_meaning(
 ) -> None:
     with monkeypatch.context() as m:
         _bm25_only(m)
-        words_only = [h.key for h in search(index, SENTENCE).hits]
+        words_only = [h.key for h in search(index, FindQuery(q=SENTENCE)).hits]
     # More of the sentence's words: home, tonight, ideas.
     assert words_only == ["home_quote", "recipes", "gift_ideas"]
-    page = search(index, SENTENCE, explain=True)
+    page = search(index, FindQuery(q=SENTENCE, explain=True))
     assert [h.key for h in page.hits] == ["recipes", "home_quote", "gift_ideas"]
     for hit in page.hits:  # the explanation still sums to the score, meaning included
         assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
@@ -77,7 +77,8 @@ def test_a_short_request_is_ranked_by_its_words_alone(
         raise AssertionError("a short request was re-ranked")
 
     monkeypatch.setattr(meaning, "by_meaning", never)
-    assert [h.key for h in search(index, "home insurance quote").hits][0] == "home_quote"
+    hits = search(index, FindQuery(q="home insurance quote")).hits
+    assert [h.key for h in hits][0] == "home_quote"
 
 
 def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
@@ -86,7 +87,7 @@ def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
     searcher = index.searcher()
     found = searcher.search(search_module.build_query(
         search_module.term_parts({"home": 1.0, "bake": 1.0, "idea": 1.0}),
-        search_module.Filters()), 10).hits
+        FindQuery(q="x")), 10).hits
     assert len(found) == 3
     monkeypatch.setattr(meaning, "CANDIDATES", 1)  # one candidate: no change
     assert meaning.by_meaning(searcher, SENTENCE, found) == (found, {})
@@ -104,7 +105,7 @@ def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
 def test_the_index_keeps_each_actions_vector(index: ActionIndex) -> None:
     searcher = index.searcher()
     [(_, address)] = searcher.search(search_module.build_query(
-        search_module.term_parts({"recip": 1.0}), search_module.Filters()), 1).hits
+        search_module.term_parts({"recip": 1.0}), FindQuery(q="x")), 1).hits
     vector = searcher.doc(address).get_first("vec")
     # Worked out at build time here (the rows were stored without index parts), with the
     # site's name and description, as registry.store does when it stores an action.

@@ -10,7 +10,7 @@ from actiondex.demo.web import DemoWeb
 from actiondex.runtime import open_index, open_store
 from actiondex.serving import check_port_free, serve_api
 from registry.config import Settings
-from registry.search import find
+from registry.search import FindQuery, find
 
 DEMO_QUERY = "buy printer paper"
 
@@ -37,7 +37,7 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
                                   options=CrawlOptions(delay=0.0), engine=engine)
     output.summary(summary, as_json=False)
     index = open_index(settings, engine)
-    output.results(find(index, DEMO_QUERY, limit=5))
+    output.results(find(index, FindQuery(q=DEMO_QUERY, limit=5)))
     # The demo's store is its own (a rerun starts it afresh): say how to reach it.
     output.info(f"the demo's store is {settings.data_dir}; search it with "
                 f"`actiondex --data-dir {settings.data_dir} find \"book a table\"`")

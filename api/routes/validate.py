@@ -20,9 +20,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import AfterValidator
 from starlette.concurrency import run_in_threadpool
 
-from api.errors import error_response
+from api.errors import error_response, error_responses
+from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
 from registry.placement import place
 from registry.validate import ValidationReport, validate_placed
@@ -30,9 +32,12 @@ from registry.validate import ValidationReport, validate_placed
 FETCH_TIMEOUT = 90.0  # seconds for one site: robots.txt, well-known paths, pages, politely
 MAX_FETCHES = 4  # child processes at once; more requests are told to come back later
 # Always an explicit http(s) URL for the child: a bare word could name a file on the server.
-_URL = re.compile(r"https?://[^\s/?#]+(?:[/?#][^\s]*)?", re.IGNORECASE)
+# Case spelled out, not re.IGNORECASE: the pattern is also published in the OpenAPI schema.
+_URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#][^\s]*)?")
 _DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
 MAX_URL = 2048
+# An origin document_url takes (an http(s) URL with a host), in a form a schema can state.
+ORIGIN = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:[/?#][!-~]*)?$"
 _fetches = threading.BoundedSemaphore(MAX_FETCHES)
 
 router = APIRouter(tags=["validate"])
@@ -44,13 +49,25 @@ def fetch_flags() -> list[str]:
     return []
 
 
-@router.post("/validate")
+def _origin(value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(ORIGIN, value):
+        raise ValueError("must be an http(s) URL such as https://shop.example")
+    return value
+
+
+@router.post(
+    "/validate", response_model=DocumentReport | SiteReport,
+    responses=error_responses(413, 422, 429, 500, 502, 503, 504),
+    openapi_extra=validate_body(
+        rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$", MAX_URL, MAX_BYTES))
 async def validate(
     request: Request,
     flags: Annotated[list[str], Depends(fetch_flags)],
     origin: Annotated[str | None, Query(
         description="The site the posted manifest will be published on, e.g. "
-                    "https://shop.example [default: the manifest's own site/url field]")] = None,
+                    "https://shop.example [default: the manifest's own site/url field]",
+        max_length=MAX_URL, json_schema_extra={"pattern": ORIGIN}),
+        AfterValidator(_origin)] = None,
 ) -> JSONResponse:
     """Validate a posted manifest (any format actiondex reads), or fetch ``{"url": ...}``."""
     body = await _bounded_body(request)

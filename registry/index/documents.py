@@ -28,12 +28,12 @@ from registry.index.parts import (
     name_text,
     param_text,
     site_words,
-    with_schema,
     without_empty,
 )
 from registry.index.text import ANALYZER, NO_TERMS
 from registry.index.vectors import stored_b64
 from registry.models import Site
+from registry.schemas import result_payload
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
 RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth",
@@ -130,12 +130,12 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
     text = [names, title, cached_type_words(None, effect), step_text, row.description, params]
     fields["vec"] = stored_b64(" ".join(filter(None, [*text, site.about])))
     text.append(site.text)
-    payload = {"id": row.id, "kind": "flow", "site": site.host, "name": row.name,
-               "title": row.title, "description": row.description, "effect": effect,
-               "type": None, "method": None, "endpoint": None, "steps": steps,
-               "source": source}
-    return _document(DUMP(without_empty(fields)), " ".join(filter(None, text)),
-                     with_schema(payload, row.input_schema), site)
+    payload = result_payload({
+        "id": row.id, "kind": "flow", "site": site.host, "name": row.name, "title": row.title,
+        "description": row.description, "effect": effect, "type": None, "method": None,
+        "endpoint": None, "auth": "unknown", "scope": None, "steps": steps, "source": source,
+    }, {"input_schema": row.input_schema, "output_schema": None, "cost": None})
+    return _document(DUMP(without_empty(fields)), " ".join(filter(None, text)), payload, site)
 
 
 # Where an identifier has parts the analyzer keeps together: a case change inside a word, or

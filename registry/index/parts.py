@@ -19,13 +19,13 @@ from typing import Any
 from registry.identifiers import split_identifier
 from registry.index.text import type_base, type_words
 from registry.index.vectors import stored_b64
-from registry.schemas import EFFECTS
+from registry.schemas import AUTHS, EFFECTS, PAYLOAD_JSON, result_payload
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
 # registry.service.refresh_index_parts runs.
-INDEX_VERSION = 7
+INDEX_VERSION = 8  # 8: results carry auth, scope, cost and output_schema
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -40,18 +40,20 @@ class ActionParts:
 
 
 def action_parts(
-    row: Any, schema_json: str | None, host: str, source: dict[str, str], about: str = ""
+    row: Any, json_texts: dict[str, str | None], host: str, source: dict[str, str],
+    about: str = "",
 ) -> ActionParts:
-    """``row``: an ActionRow, or a row of its columns; ``schema_json``: its input schema as
-    JSON text; ``source``: the document it came from ({"url", "format"}); ``about``: its
-    site's name and description (``site_words``), for the action's vector."""
+    """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
+    (registry.schemas.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
+    ``source``: the document it came from ({"url", "format"}); ``about``: its site's name and
+    description (``site_words``), for the action's vector."""
     effect, kind = known_effect(row.effect), type_base(row.type)
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
-    params = param_text(schema_json)
+    params = param_text(json_texts["input_schema"])
     fields = {"id": row.id, "kind": "action", "site": host, "key": row.name,
               "effect": effect, "format": source["format"], "type": kind.lower(),
-              "method": (row.method or "").upper(), "auth": row.auth or "unknown",
+              "method": (row.method or "").upper(), "auth": known_auth(row.auth),
               "same_origin": "true" if row.same_origin else "false",
               "head": head(name, row.title, row.type), "params": params}
     text = [names, title, cached_type_words(row.type, effect), row.description, params]
@@ -59,11 +61,20 @@ def action_parts(
     # What it means (registry.index.vectors), 32 bytes; with its site's words ("Worldwide Recipes:
     # Food API" says what "Get Suggestions" suggests).
     fields["vec"] = stored_b64(f"{index_text} {about}".strip())
-    payload = {"id": row.id, "kind": "action", "site": host, "name": row.name,
-               "title": row.title, "description": row.description, "effect": effect,
-               "type": row.type, "method": row.method, "endpoint": row.endpoint,
-               "source": source}
-    return ActionParts(DUMP(without_empty(fields)), index_text, with_schema(payload, schema_json))
+    payload = result_payload({
+        "id": row.id, "kind": "action", "site": host, "name": row.name, "title": row.title,
+        "description": row.description, "effect": effect, "type": row.type,
+        "method": row.method, "endpoint": row.endpoint, "auth": fields["auth"],
+        "scope": row.scope, "source": source}, json_texts)
+    return ActionParts(DUMP(without_empty(fields)), index_text, payload)
+
+
+def json_texts(row: Any) -> dict[str, str | None]:
+    """An ActionRow's JSON columns as the JSON text ``action_parts`` takes: what CAST(column
+    AS TEXT) reads back on SQLite. ASCII: a lone surrogate in a schema must not reach the
+    UTF-8 encoding of the index document."""
+    values = {name: getattr(row, name) for name in PAYLOAD_JSON}
+    return {name: None if value is None else json.dumps(value) for name, value in values.items()}
 
 
 def site_words(name: str | None, description: str | None) -> str:
@@ -75,14 +86,13 @@ def without_empty(fields: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v or k == "head"}
 
 
-def with_schema(payload: dict[str, Any], schema_json: str | None) -> str:
-    """The result's JSON; the stored input schema text goes in as it is (no decode, encode)."""
-    return f'{DUMP(payload)[:-1]},"input_schema":{schema_json or "{}"}}}'
-
-
 def known_effect(value: str) -> str:
     # The model never labels an unknown action read; an unexpected value in a row is "write".
     return value if value in EFFECTS else "write"
+
+
+def known_auth(value: str | None) -> str:
+    return value if value in AUTHS else "unknown"
 
 
 @functools.lru_cache(maxsize=4096)

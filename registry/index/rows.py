@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from registry.index.documents import SiteInfo, action_document, flow_document, steps_of
 from registry.index.parts import INDEX_VERSION, ActionParts, action_parts
 from registry.models import ActionRow, Document, FlowRow, Site
+from registry.schemas import PAYLOAD_JSON
 
 SITE_BATCH = 500  # sites per query while loading rows
 
@@ -33,14 +34,15 @@ def site_documents(session: Session, hosts: Sequence[str]) -> Iterator[str]:
 
 
 def _columns(table: Any, names: str) -> list[Any]:
-    return [cast(table.c[n], Text).label(n) if n == "input_schema" else table.c[n]
+    return [cast(table.c[n], Text).label(n) if n in PAYLOAD_JSON else table.c[n]
             for n in names.split()]
 
 
 _STORED_COLUMNS = _columns(ActionRow.__table__,
                            "site_id name index_version index_fields index_text payload")
 _ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description type effect "
-                           "method endpoint input_schema auth same_origin")
+                           "method endpoint input_schema output_schema scope auth cost "
+                           "same_origin")
 _FLOW_COLUMNS = _columns(FlowRow.__table__, "id site_id name title description effect "
                          "input_schema steps")
 
@@ -87,8 +89,8 @@ def _action_parts(
     )
     for row in rows:
         site = sites[row.site_id]
-        parts = action_parts(row, row.input_schema, site.host, _source(row.url, row.format),
-                             site.about)
+        texts = {name: getattr(row, name) for name in PAYLOAD_JSON}
+        parts = action_parts(row, texts, site.host, _source(row.url, row.format), site.about)
         yield row.site_id, row.name, parts
 
 

@@ -1,17 +1,10 @@
-"""Search over the index: ``query`` plans and runs a BM25 query (``search``, ``find``),
-``meaning`` re-ranks a sentence's candidates by meaning, ``page`` arranges one page (per-site
-caps, a flow's steps under it) and explains scores. Imports flow one way: search -> index."""
+"""Search over the index: ``contract`` is the query every caller builds (``FindQuery``, its
+bounds), ``query`` plans and runs it as BM25 (``search``, ``find``), ``meaning`` re-ranks a
+sentence's candidates by meaning, ``page`` arranges one page (per-site caps, a flow's steps
+under it) and explains scores. Imports flow one way: search -> index."""
 
-from registry.search.query import (
-    MAX_LIMIT,
-    MAX_OFFSET,
-    PER_SITE,
-    Filters,
-    Page,
-    find,
-    page_json,
-    search,
-)
+from registry.search.contract import MAX_LIMIT, MAX_OFFSET, PER_SITE, FindQuery, first_problem
+from registry.search.query import Page, find, page_json, search
 
-__all__ = ["MAX_LIMIT", "MAX_OFFSET", "PER_SITE", "Filters", "Page", "find", "page_json",
-           "search"]
+__all__ = ["MAX_LIMIT", "MAX_OFFSET", "PER_SITE", "FindQuery", "Page", "find", "first_problem",
+           "page_json", "search"]

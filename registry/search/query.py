@@ -1,10 +1,11 @@
-"""BM25 search over the action index: ``find(index, q)`` -> FindResponse.
+"""BM25 search over the action index: ``search(index, FindQuery)`` -> Page.
 
 The user's text never reaches tantivy's query parser (it chokes on quotes, colons, brackets):
 it is split into words with the index's own analysis (registry.index.text) and the query is
 built from term queries, so no input can make it raise. ``search`` returns a Page whose hits
 carry the pre-serialised payload; ``page_json`` turns it into GET /find's body without
-building a pydantic object per result (the lean path), ``find`` into a FindResponse.
+building a pydantic object per result (the lean path), ``find`` into a FindResponse. The
+query's bounds were checked by FindQuery (registry.search.contract) before it gets here.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from registry.index.documents import SCHEMA
 from registry.index.text import ACTION_VERBS, query_words, type_base, weighted_terms
 from registry.schemas import FindResponse, FindResult
 from registry.search import meaning
+from registry.search.contract import FindQuery
 from registry.search.page import Hit, arrange, explanation
 
 # Every word is scored by BM25 over ``all`` (every text field of the action in one), which
@@ -48,26 +50,10 @@ COMMON_SHARE, CHEAP_POSTINGS = 0.05, 10_000
 # A request of common words only is first searched for the documents holding all of them,
 # when about this many times the candidates it needs are expected to (see all_words_first).
 ALL_WORDS_MARGIN, ALL_WORDS_LEAD = 8, 0.25
-MAX_LIMIT, MAX_OFFSET = 100, 200
-PER_SITE = 3  # results per site on one page; more go to later pages
 # Candidates looked at for one page: first a little more than the page, so grouping can move a
 # crowding site's extras down; when one site's near-identical actions fill all of them (a
 # keyword-stuffed manifest, RELIABILITY.md 30), four times as many, up to MAX_CANDIDATES.
 MAX_CANDIDATES = 2_000
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Each tuple is OR'ed within itself and AND'ed with the others; empty = no filter."""
-
-    effects: Sequence[str] = ()
-    types: Sequence[str] = ()  # "SearchAction", "schema.org/SearchAction" or "search"
-    sites: Sequence[str] = ()  # a host or any parent domain of it
-    formats: Sequence[str] = ()
-    methods: Sequence[str] = ()
-    auths: Sequence[str] = ()
-    same_origin: bool | None = None  # None: same-origin only, unless cross_origin
-    cross_origin: bool = False
 
 
 @dataclass
@@ -134,29 +120,31 @@ def _any_of(field_name: str, values: Sequence[str]) -> tantivy.Query:
         [(tantivy.Occur.Should, _term(field_name, v)) for v in dict.fromkeys(values)])
 
 
-def filter_clauses(filters: Filters) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-    """Filters as MUST / MUST_NOT clauses: they select, they never add to the score."""
+# How each ``origin`` selects on the ``same_origin`` field. Endpoints on another registrable
+# domain are left out of default results (DESIGN.md).
+_ORIGIN_CLAUSES = {"same": [(tantivy.Occur.MustNot, "false")],
+                   "cross": [(tantivy.Occur.Must, "false")], "any": []}
+
+
+def filter_clauses(query: FindQuery) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    """The query's filters as MUST / MUST_NOT clauses: they select, never add to the score."""
     wanted = {
-        "effect": filters.effects,
-        "type": [type_base(t).lower() for t in filters.types],
-        "domain": [s.lower().rstrip(".") for s in filters.sites],
-        "format": filters.formats,
-        "method": [m.upper() for m in filters.methods],
-        "auth": filters.auths,
+        "effect": query.effect,
+        "type": [type_base(t).lower() for t in query.type],
+        "domain": [s.lower().rstrip(".") for s in query.site],
+        "format": query.format,
+        "method": [m.upper() for m in query.method],
+        "auth": query.auth,
     }
     clauses = [(tantivy.Occur.Must, _any_of(name, values))
                for name, values in wanted.items() if values]
-    if filters.same_origin is not None:
-        clauses.append((tantivy.Occur.Must, _term("same_origin", str(filters.same_origin).lower())))
-    elif not filters.cross_origin:
-        # Endpoints on another registrable domain are left out of default results (DESIGN.md).
-        clauses.append((tantivy.Occur.MustNot, _term("same_origin", "false")))
-    return clauses
+    return clauses + [(occur, _term("same_origin", value))
+                      for occur, value in _ORIGIN_CLAUSES[query.origins]]
 
 
 def build_query(
     parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
-    filters: Filters,
+    filters: FindQuery,
     common: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> tantivy.Query:
     """Rare terms must match (any of them), common ones only add to the score (see
@@ -179,7 +167,7 @@ def build_query(
 
 def all_words_first(
     parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
-    filters: Filters,
+    filters: FindQuery,
     common: set[str],
     freq: dict[tuple[str, str], int],
     num_docs: int,
@@ -227,44 +215,18 @@ def _scored_by(required: tantivy.Query, optional: list[tantivy.Query]) -> tantiv
     return required
 
 
-def search(
-    index: ActionIndex,
-    q: str,
-    *,
-    limit: int = 10,
-    offset: int = 0,
-    filters: Filters = Filters(),
-    explain: bool = False,
-    per_site: int = PER_SITE,
-) -> Page:
-    """One page of the best actions and flows for ``q``. Never raises on ``q``."""
+def search(index: ActionIndex, query: FindQuery) -> Page:
+    """One page of the best actions and flows for ``query``. Never raises on its text."""
     started = time.perf_counter()
-    limit, offset = max(1, min(limit, MAX_LIMIT)), max(0, min(offset, MAX_OFFSET))
-    page = Page(q)
-    words = query_words(q)
+    page = Page(query.q)
+    words = query_words(query.q)
     if words:
         searcher = index.searcher()
         freq: dict[tuple[str, str], int] = {}
         terms, common = _useful(searcher, weighted_terms(words), freq)
         parts = _live(searcher, term_parts(terms), freq)
-        query = build_query(parts, filters, common)
-        cap = per_site if len(filters.sites) == 0 else 0  # one site asked for: no cap
-        fetch = 2 * (offset + limit) + 10
-        sentence, bonus = meaning.is_sentence(words), {}
-        if sentence:
-            fetch = max(fetch, meaning.CANDIDATES)
-        while True:
-            first = all_words_first(parts, filters, common, freq, searcher.num_docs, fetch)
-            found = searcher.search(first, fetch, count=False).hits if first else []
-            if len(found) < fetch:
-                found = searcher.search(query, fetch, count=False).hits
-            if sentence:
-                found, bonus = meaning.by_meaning(searcher, q, found)
-            page.hits, crowded = arrange(searcher, found, limit, offset, cap)
-            if not crowded or len(found) < fetch or fetch >= MAX_CANDIDATES:
-                break
-            fetch = min(4 * fetch, MAX_CANDIDATES)
-        if explain:
+        page.hits, bonus = _ranked(searcher, query, words, parts, common, freq)
+        if query.explain:
             for hit in page.hits:
                 hit.explain = explanation(parts, searcher, hit.address)
                 hit.explain += meaning.explained(bonus, hit.address)
@@ -272,23 +234,39 @@ def search(
     return page
 
 
-def find(
-    index: ActionIndex,
-    q: str,
-    *,
-    limit: int = 10,
-    effects: Sequence[str] | None = None,
-    site: str | None = None,
-    cross_origin: bool = False,
-    **kwargs: object,
-) -> FindResponse:
-    """``search`` as a FindResponse (the CLI and tests); ``effects``/``site`` are shorthands."""
-    filters = kwargs.pop("filters", None) or Filters(
-        effects=tuple(effects or ()), sites=(site,) if site else (), cross_origin=cross_origin)
-    page = search(index, q, limit=limit, filters=filters, **kwargs)  # type: ignore[arg-type]
-    results = [FindResult.model_validate({**json.loads(h.payload), "score": h.score})
-               for h in page.hits]
-    return FindResponse(query=q, results=results, took_ms=page.took_ms)
+def _ranked(
+    searcher: tantivy.Searcher,
+    query: FindQuery,
+    words: list[str],
+    parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
+    common: set[str],
+    freq: dict[tuple[str, str], int],
+) -> tuple[list[Hit], meaning.Bonus]:
+    """The page's hits, and what meaning added to each candidate's score."""
+    built = build_query(parts, query, common)
+    cap = query.per_site if not query.site else 0  # a site asked for: no cap
+    fetch = 2 * (query.offset + query.limit) + 10
+    sentence, bonus = meaning.is_sentence(words), {}
+    if sentence:
+        fetch = max(fetch, meaning.CANDIDATES)
+    while True:
+        first = all_words_first(parts, query, common, freq, searcher.num_docs, fetch)
+        found = searcher.search(first, fetch, count=False).hits if first else []
+        if len(found) < fetch:
+            found = searcher.search(built, fetch, count=False).hits
+        if sentence:
+            found, bonus = meaning.by_meaning(searcher, query.q, found)
+        hits, crowded = arrange(searcher, found, query.limit, query.offset, cap)
+        if not crowded or len(found) < fetch or fetch >= MAX_CANDIDATES:
+            return hits, bonus
+        fetch = min(4 * fetch, MAX_CANDIDATES)
+
+
+def find(index: ActionIndex, query: FindQuery) -> FindResponse:
+    """``search`` as a FindResponse (the CLI, the demo and tests)."""
+    page = search(index, query)
+    results = [FindResult.model_validate_json(hit.json()) for hit in page.hits]
+    return FindResponse(query=page.query, results=results, took_ms=page.took_ms)
 
 
 def page_json(page: Page) -> bytes:

@@ -1,0 +1,114 @@
+"""The one query contract: ``FindQuery`` holds every bound and filter of a search.
+
+GET /find takes it as its query parameters, `actiondex find` builds it from its options, and
+``registry.search.search`` takes nothing else, so a bound is written here once and the
+OpenAPI schema (minLength, maxLength, pattern, enum) is generated from the same fields that
+check it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+
+from registry.schemas import Auth, Effect
+
+MAX_QUERY_CHARS = 512  # agents ask in sentences; ToolLens requests average 22 words
+MAX_QUERY_WORDS = 48
+LIMIT, MAX_LIMIT, MAX_OFFSET = 10, 50, 200
+PER_SITE, MAX_PER_SITE = 3, 50  # results per site on one page; more go to later pages
+MAX_VALUES = 20  # values of one filter: each is another clause of the query
+# Whitespace spelled out: a JSON Schema pattern is an ECMA-262 regex, whose ``\s`` is not
+# Python's (``\x1c`` is space to one, ``\ufeff`` to the other). These six characters mean
+# the same to both, so the published pattern and this check agree on every string.
+SPACE = " \t\n\r\f\v"
+_WS, _WORD = r"[ \t\n\r\f\v]", r"[^ \t\n\r\f\v]"
+QUERY_PATTERN = rf"^{_WS}*(?:{_WORD}+{_WS}+){{0,{MAX_QUERY_WORDS - 1}}}{_WORD}+{_WS}*$"
+HOST_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$"
+TOKEN_PATTERN = r"^[A-Za-z0-9:/._#-]{1,100}$"
+Origin = Literal["same", "cross", "any"]
+
+
+def _matching(pattern: str, message: str) -> AfterValidator:
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(message)
+        return value
+
+    return AfterValidator(check)
+
+
+def _query(q: str) -> str:
+    if not q.strip(SPACE):
+        raise ValueError("must not be empty")
+    if len(q) > MAX_QUERY_CHARS:
+        raise ValueError(f"must be at most {MAX_QUERY_CHARS} characters")
+    if not re.fullmatch(QUERY_PATTERN, q):
+        raise ValueError(f"must have at most {MAX_QUERY_WORDS} words")
+    return q.strip(SPACE)
+
+
+# The pattern is checked by the validator (a readable message); the schema only shows it.
+Host = Annotated[str, Field(json_schema_extra={"pattern": HOST_PATTERN}),
+                 _matching(HOST_PATTERN, "must be a host or domain such as shop.example "
+                                         "(with :port if not default)"),
+                 AfterValidator(str.lower)]
+Token = Annotated[str, Field(json_schema_extra={"pattern": TOKEN_PATTERN}),
+                  _matching(TOKEN_PATTERN, "must be a short name such as SearchAction, "
+                                           "openapi or POST")]
+
+
+def _values(description: str) -> Any:
+    return Field(default_factory=list, max_length=MAX_VALUES, description=description)
+
+
+class FindQuery(BaseModel):
+    """One search: what to find, which page, and the filters (OR'ed within one, AND'ed across)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    q: Annotated[str, Field(
+        description=f"What the agent wants to do: at most {MAX_QUERY_CHARS} characters and "
+                    f"{MAX_QUERY_WORDS} words",
+        json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS,
+                           "pattern": QUERY_PATTERN}), AfterValidator(_query)]
+    limit: int = Field(LIMIT, ge=1, le=MAX_LIMIT, description="Results on the page")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Results skipped (later pages)")
+    effect: list[Effect] = _values("What the action does; repeatable")
+    type: list[Token] = _values("Schema.org Action type, e.g. SearchAction; repeatable")
+    site: list[Host] = _values("Host or parent domain, e.g. shop.example; repeatable")
+    format: list[Token] = _values("Source format, e.g. agent-actions; repeatable")
+    method: list[Token] = _values("HTTP method, e.g. POST; repeatable")
+    auth: list[Auth] = _values("What calling it needs; repeatable")
+    origin: Origin = Field("same", description=(
+        "Whose endpoints: `same` (default) only those on the site's own domain, `cross` only "
+        "those on another registrable domain, `any` both"))
+    # A boolean in the schema: absent is the only "null" a query string can say.
+    same_origin: Annotated[bool | None, WithJsonSchema({"type": "boolean"})] = Field(
+        None, deprecated="use origin", description=(
+            "Old form of `origin`, used only when `origin` is absent: true = `same`, "
+            "false = `cross`"))
+    explain: bool = Field(False, description="Add each result's score breakdown")
+    per_site: int = Field(PER_SITE, ge=1, le=MAX_PER_SITE,
+                          description="Results per site on one page (a site filter lifts it)")
+
+    @property
+    def origins(self) -> Origin:
+        """``origin``, or what the deprecated ``same_origin`` asked for in its place."""
+        # Read past the attribute: pydantic warns on every read of a deprecated field.
+        same_origin = self.__dict__["same_origin"]
+        if same_origin is None or "origin" in self.model_fields_set:
+            return self.origin
+        return "same" if same_origin else "cross"
+
+
+def first_problem(errors: list[Any]) -> tuple[str, str]:
+    """(field, message) of the first of a ValidationError's ``errors()``."""
+    first = errors[0] if errors else {}
+    loc = [str(part) for part in first.get("loc", ()) if not isinstance(part, int)]
+    message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    return (loc[-1] if loc else "query"), message
