@@ -53,8 +53,8 @@ def validate_body(url_pattern: str, max_url: int, max_bytes: int) -> dict[str, A
     manifest = {"title": "Manifest", "not": {
         "type": "object", "required": ["url"], "maxProperties": 1,
         "properties": {"url": {"not": {"type": "null"}}}},
-                "description": "A manifest in any format actiondex reads (agent-actions, "
-                               "agents.json, OpenAPI, an A2A card, ...): read, not fetched"}
+                "description": "A manifest in any format actiondex reads (the README lists "
+                               "them): read, not fetched"}
     text = {"schema": {"type": "string", "maxLength": max_bytes}}
     return {"requestBody": {"required": False, "description": (
         f"A manifest (at most {max_bytes} bytes; format sniffed from the content, whatever "

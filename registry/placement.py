@@ -62,7 +62,7 @@ _LABEL = re.compile(r"^[a-z0-9_-]{1,63}$")
 def _valid_host(host: str) -> bool:
     if ":" in host:  # urlsplit only yields a colon from a bracketed IPv6 literal
         return True
-    return len(host) <= 253 and all(_LABEL.match(label) for label in host.split("."))
+    return all(_LABEL.match(label) for label in host.split("."))
 
 
 def host_diagnostics(host: str) -> list[Diagnostic]:

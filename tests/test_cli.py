@@ -127,7 +127,7 @@ def one_json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
 
 @pytest.mark.parametrize("args,code,expect", [
     (["find", "", "--json"], "bad-input", "empty"),
-    (["find", "x", "--effect", "bogus", "--json"], "bad-input", "not one of"),
+    (["find", "x", "--effect", "bogus", "--json"], "bad-input", "--effect"),
     (["find", "x", "--limit", "0", "--json"], "bad-input", "--limit"),
     (["find", "x", "--json", "--bogus"], "bad-input", "--bogus"),
 ])

@@ -36,8 +36,11 @@ MAX_FETCHES = 4  # child processes at once; more requests are told to come back 
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#][^\s]*)?")
 _DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
 MAX_URL = 2048
-# An origin document_url takes (an http(s) URL with a host), in a form a schema can state.
-ORIGIN = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:[/?#][!-~]*)?$"
+# An origin registry.placement takes (an http(s) URL whose host is dot-separated labels of
+# letters, digits, '-' and '_', with a port up to 65535), in a form a schema can state.
+_PORT = r"(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+ORIGIN = (r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
+          rf"(?::{_PORT})?(?:[/?#][!-~]*)?$")
 _fetches = threading.BoundedSemaphore(MAX_FETCHES)
 
 router = APIRouter(tags=["validate"])
