@@ -1,0 +1,17 @@
+"""One module per command (its arguments, help and exit code); the work lives beside them in
+actiondex/ (crawling, ingest, finding, validating, serving) and in registry/, crawler/, api/.
+
+Each command module imports the heavy parts (Scrapy, uvicorn) inside its function, so
+`actiondex --help` and `actiondex find` never load the crawler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from actiondex.commands import crawl, find, ingest, serve, store, validate
+
+# In the order `actiondex --help` lists them.
+COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, ingest.ingest, store.index,
+                                      find.find, validate.validate, serve.serve, serve.demo]
