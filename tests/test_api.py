@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from api.app import create_app
 from registry.config import Settings
 from registry.index import ActionIndex
-from tests.test_index import shop_and_news
+from tests.helpers.api import error, find_client
 
 RESULT_KEYS = {"id", "kind", "site", "name", "title", "description", "effect", "type", "method",
                "endpoint", "auth", "scope", "cost", "input_schema", "output_schema", "score",
@@ -21,18 +21,8 @@ RESULT_KEYS = {"id", "kind", "site", "name", "title", "description", "effect", "
 
 @pytest.fixture
 def client(session: Session, tmp_path: Path) -> Iterator[TestClient]:
-    shop_and_news(session)
-    index = ActionIndex.open(tmp_path / "index")
-    index.sync(session)
-    app = create_app(Settings(data_dir=tmp_path), index=index)
-    with TestClient(app, raise_server_exceptions=False) as test_client:
+    with find_client(session, tmp_path) as test_client:
         yield test_client
-
-
-def error(response: object) -> dict[str, object]:
-    body = response.json()  # type: ignore[attr-defined]
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "field"}
-    return body["error"]  # type: ignore[no-any-return]
 
 
 def test_find_shape(client: TestClient) -> None:

@@ -6,30 +6,16 @@ Commands run in a subprocess through `python -m actiondex`, the real entry point
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+from tests.helpers.cli import one_line_error, run
+from tests.helpers.paths import FIXTURES
+
+INGEST = FIXTURES / "ingest"
 COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "migrate"]
-
-
-def run(data_dir: Path, *args: str, db_url: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url}
-    env.pop("ACTIONDEX_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "actiondex", *args], env=env, text=True,
-                          capture_output=True, timeout=120)
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -49,7 +35,7 @@ def test_every_command_explains_itself(data_dir: Path, command: str) -> None:
 def test_ingest_then_find(data_dir: Path, db_url: str) -> None:
     if db_url:
         assert run(data_dir, "migrate", db_url=db_url).returncode == 0
-    proc = run(data_dir, "ingest", str(FIXTURES / "shop"), "--json", db_url=db_url)
+    proc = run(data_dir, "ingest", str(INGEST / "shop"), "--json", db_url=db_url)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert {k: summary[k] for k in ("sites", "documents", "actions", "flows", "errors")} == {
@@ -71,16 +57,16 @@ def test_ingest_then_find(data_dir: Path, db_url: str) -> None:
 
 
 def test_ingest_again_changes_nothing(data_dir: Path) -> None:
-    run(data_dir, "ingest", str(FIXTURES / "shop"))
-    proc = run(data_dir, "ingest", str(FIXTURES / "shop"), "--json")
+    run(data_dir, "ingest", str(INGEST / "shop"))
+    proc = run(data_dir, "ingest", str(INGEST / "shop"), "--json")
     assert json.loads(proc.stdout)["changed_sites"] == []
 
 
 def test_ingest_without_origin_skips_the_file_and_says_how(data_dir: Path) -> None:
-    proc = run(data_dir, "ingest", str(FIXTURES / "noorigin"), "--json")
+    proc = run(data_dir, "ingest", str(INGEST / "noorigin"), "--json")
     [skipped] = json.loads(proc.stdout)["skipped"]
     assert proc.returncode == 1 and "--origin" in skipped["reason"]
-    proc = run(data_dir, "ingest", str(FIXTURES / "noorigin"), "--origin",
+    proc = run(data_dir, "ingest", str(INGEST / "noorigin"), "--origin",
                "https://ping.example", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 1
     assert json.loads(proc.stdout)["skipped"] == []

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.test_cli import FIXTURES, one_line_error, run
+from tests.helpers.cli import one_line_error, run
+from tests.helpers.paths import FIXTURES
+
+INGEST = FIXTURES / "ingest"
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +20,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data dir holding the paperworks shop: a checkout that costs money and needs
     oauth2, and a flow whose second step has no title of its own."""
     data_dir = tmp_path_factory.mktemp("data")
-    proc = run(data_dir, "ingest", str(FIXTURES / "checkout"))
+    proc = run(data_dir, "ingest", str(INGEST / "checkout"))
     assert proc.returncode == 0, proc.stderr
     return data_dir
 

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
+from sqlalchemy.orm import Session
 
 from registry.search import MAX_LIMIT, FindQuery
 from registry.search.contract import (
@@ -18,9 +21,7 @@ from registry.search.contract import (
     QUERY_PATTERN,
     TOKEN_PATTERN,
 )
-from tests.test_api import client, error
-
-__all__ = ["client"]  # GET /find over the shop and news sites
+from tests.helpers.api import error, find_client
 
 WORDS = " ".join(["cart"] * MAX_QUERY_WORDS)
 # Strings where Python's idea of space, JSON Schema's (ECMA-262) and the limits part ways.
@@ -82,6 +83,13 @@ def test_same_origin_still_means_what_it_did() -> None:
     assert FindQuery(q="x", same_origin=True).origins == "same"
     assert FindQuery(q="x", same_origin=False).origins == "cross"
     assert FindQuery(q="x", same_origin=False, origin="any").origins == "any"  # origin wins
+
+
+@pytest.fixture
+def client(session: Session, tmp_path: Path) -> Iterator[TestClient]:
+    """GET /find over the shop and news sites."""
+    with find_client(session, tmp_path) as test_client:
+        yield test_client
 
 
 def names(client: TestClient, **params: Any) -> set[str]:

@@ -11,10 +11,8 @@ elsewhere; without a corpus the module is skipped, so the suite runs anywhere.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter, defaultdict
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,10 +23,7 @@ from rich.table import Table
 from actiondex.validating import validate_file
 from registry.pages import page_items
 from registry.validate import ValidationReport
-
-CORPUS = Path(os.environ.get("ACTIONDEX_CORPUS_DIR")
-              or Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
-INVENTORY = CORPUS / "inventory.json"
+from tests.helpers.paths import CORPUS, INVENTORY
 
 # inventory label (or ("other", variant)) -> the Manifest.format we must detect
 LABELS = {"a2a-agent-card": "a2a", "ai-plugin": "ai-plugin", "api-catalog": "api-catalog",

@@ -18,9 +18,10 @@ from api.app import create_app
 from registry.config import Settings
 from registry.db import make_engine, migrate
 from registry.models import ActionRow, Document, Site
-from tests.test_cli import run
+from tests.helpers.cli import run
+from tests.helpers.paths import FIXTURES
 
-MIXED = Path(__file__).parent / "fixtures" / "ingest" / "mixed"
+MIXED = FIXTURES / "ingest" / "mixed"
 SPOOF = "xn--pypal-4ve.test"  # the A-label of "p\u0430ypal.test", a Cyrillic "а"
 
 
@@ -118,7 +119,7 @@ def test_hidden_folders_are_not_read_but_well_known_is(tmp_path: Path, store: En
 def test_operations_of_an_unread_source_are_found_but_not_callable(data_dir: Path) -> None:
     """A Wildcard agents.json whose OpenAPI source is elsewhere: each operation's effect is read
     from its name ("lantern_list_letters" reads, it does not write), with nothing to call."""
-    manifest = Path(__file__).parent / "fixtures" / "wildcard-agents-json" / "prefixed-ids.json"
+    manifest = FIXTURES / "wildcard-agents-json" / "prefixed-ids.json"
     assert run(data_dir, "ingest", str(manifest), "--origin", "post.example").returncode == 0
     # --effect read: the flows holding it (they delete) would fold it under them
     proc = run(data_dir, "find", "list letters", "--effect", "read", "--json")

@@ -12,7 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, inspect
 
 from registry.db import MIGRATIONS, alembic_config, migrate
-from tests.conftest import engine_for
+from tests.helpers.db import engine_for
 
 TABLES = {"sites", "documents", "actions", "flows", "crawl_runs", "alembic_version"}
 

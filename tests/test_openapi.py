@@ -25,8 +25,10 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from registry.config import Settings
-from tests.test_cli import FIXTURES, run
+from tests.helpers.cli import run
+from tests.helpers.paths import FIXTURES
 
+INGEST = FIXTURES / "ingest"
 SNAPSHOT = Path(__file__).parent / "openapi.json"
 ROOT = Path(__file__).parent.parent
 
@@ -110,7 +112,7 @@ def live(data_dir: Path) -> Iterator[str]:
     """`actiondex serve` on loopback over two ingested shops, rate limit off (schemathesis
     sends hundreds of requests a second); yields its base URL."""
     for shop in ("shop", "checkout"):
-        assert run(data_dir, "ingest", str(FIXTURES / shop)).returncode == 0
+        assert run(data_dir, "ingest", str(INGEST / shop)).returncode == 0
     port = _free_port()
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
            "ACTIONDEX_RATE_LIMIT": "0"}

@@ -27,7 +27,7 @@ from registry.schemas import (
     result_payload,
 )
 from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
-from tests.test_index import documents
+from tests.helpers.stores import documents
 
 HOST = "paper.example"
 OUTPUT = {"type": "object", "properties": {"order_id": {"type": "string"}}}

@@ -17,7 +17,7 @@ from registry.index.documents import domains, name_text, with_parts
 from registry.index.text import EXPANSION_WEIGHT, query_words, weighted_terms
 from registry.search import MAX_OFFSET, FindQuery, Page, find, page_json, search
 from registry.search import query as search_module
-from tests.test_index import add_site, shop_and_news
+from tests.helpers.stores import add_site, shop_and_news
 
 
 def _actions(n: int, **extra: Any) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from registry.index import ActionIndex
 from registry.search import PER_SITE, FindQuery, search
-from tests.test_index import add_site
+from tests.helpers.stores import add_site
 
 VERBS = ["search", "list", "view", "create", "update", "cancel", "track", "order", "rent",
          "share", "compare", "send", "reserve", "buy", "delete"]

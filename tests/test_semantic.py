@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from registry.index import ActionIndex, vectors
 from registry.search import FindQuery, meaning, search
 from registry.search import query as search_module
-from tests.test_index import add_site
+from tests.helpers.stores import add_site
 
 SENTENCE = "I am baking bread at home tonight and want some ideas"
 

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,11 +20,9 @@ from actiondex.demo.web import DemoWeb
 from actiondex.validating import validate_file
 from registry.schemas import FetchFailure, RawDocument, SiteCrawl
 from registry.validate import validate_document, validate_site
-from tests.test_corpus import CORPUS, INVENTORY
+from tests.helpers.paths import CORPUS, INVENTORY
+from tests.helpers.validate import FILES, REPORT_KEYS, SITES, codes, resolve_flags
 
-FILES = Path(__file__).parent / "fixtures" / "validate" / "files"
-SITES = Path(__file__).parent / "fixtures" / "validate" / "sites"
-REPORT_KEYS = {"format", "actions", "flows", "diagnostics"}
 DIAGNOSTIC_KEYS = {"code", "severity", "path", "message", "hint"}
 pytestmark = pytest.mark.timeout(300)
 
@@ -37,18 +34,10 @@ def validate(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           text=True, capture_output=True, timeout=120)
 
 
-def codes(report: dict[str, Any]) -> dict[str, str]:
-    return {d["code"]: d["severity"] for d in report["diagnostics"]}
-
-
 @pytest.fixture(scope="module")
 def web() -> Iterator[DemoWeb]:
     with DemoWeb(root=SITES) as served:
         yield served
-
-
-def resolve_flags(web: DemoWeb) -> list[str]:
-    return [arg for entry in web.resolve_args() for arg in ("--resolve", entry)]
 
 
 # -- reports (registry.validate) ------------------------------------------------------------

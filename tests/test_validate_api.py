@@ -15,10 +15,15 @@ from actiondex.validating import validate_file
 from api.app import create_app
 from api.routes.validate import fetch_flags
 from registry.config import Settings
-from tests.test_validate import FILES, REPORT_KEYS, codes, resolve_flags, web
+from tests.helpers.validate import FILES, REPORT_KEYS, SITES, codes, resolve_flags
 
-__all__ = ["web"]  # the module-scoped demo web fixture, shared with test_validate
 pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[DemoWeb]:
+    with DemoWeb(root=SITES) as served:
+        yield served
 
 
 @pytest.fixture
