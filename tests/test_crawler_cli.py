@@ -19,13 +19,13 @@ from sqlalchemy.orm import Session
 
 from registry.models import CrawlRun
 from registry.models import Site as SiteRow
+from tests.helpers.paths import ROOT
 from tests.hostile.dbproxy import CuttableProxy
 from tests.hostile.server import LoopbackWeb, Reply, Site, free_port, json_reply
 from tests.hostile.styles import agent_actions
 
 pytestmark = pytest.mark.timeout(300)
 MANIFEST = "/.well-known/agent-actions.json"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(data_dir: Path, *args: str, module: str = "actiondex",

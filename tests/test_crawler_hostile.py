@@ -19,6 +19,7 @@ from typing import Any
 import brotli
 import pytest
 
+from tests.helpers.paths import ROOT
 from tests.hostile.canary import Canary
 from tests.hostile.run import action_names, crawl
 from tests.hostile.server import LoopbackWeb, Reply, Site, html_reply, json_reply
@@ -176,7 +177,7 @@ def test_dns_answer_that_changes_never_reaches_the_new_address(tmp_path: Path) -
         cmd = [sys.executable, "-m", "tests.hostile.rebind_crawl", str(tmp_path),
                web.url("rebind.test")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                              cwd=Path(__file__).resolve().parent.parent)
+                              cwd=ROOT)
         served = web.requests("rebind.test")
     assert proc.stdout.strip(), proc.stderr
     row = json.loads(proc.stdout)["per_site"][0]

@@ -36,9 +36,8 @@ from registry.pages import html_to_document, is_html
 from registry.sanitize import clean_text, safe_name
 from registry.schemas import Manifest, RawDocument
 from registry.urls import absolute, same_origin, site_of
+from tests.helpers.paths import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).parent / "fixtures"
 # One folder per format module; other folders under fixtures/ belong to other tests.
 CASES = sorted(p for module in FORMATS for p in (FIXTURES / module.NAME).glob("*")
                if p.suffix in (".json", ".html", ".yaml", ".txt")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 
 def imports(package: str) -> Iterator[tuple[str, str, list[str]]]:

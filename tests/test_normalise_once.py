@@ -3,18 +3,17 @@ is the store's manifest unless the document can now read another of the crawl's 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from registry.schemas import RawDocument, SiteCrawl
 from registry.service import normalise_alone, normalise_site
 from registry.validate import validate_site
+from tests.helpers.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ai-plugin"
+CASES = FIXTURES / "ai-plugin"
 SITE = "tide-plugin.example"
 PLUGIN = RawDocument(url=f"https://{SITE}/.well-known/ai-plugin.json",
-                     body=(FIXTURES / "tide-plugin.json").read_bytes())
+                     body=(CASES / "tide-plugin.json").read_bytes())
 OPENAPI = RawDocument(url=f"https://{SITE}/openapi.yaml",
-                      body=(FIXTURES / "_openapi.yaml").read_bytes())
+                      body=(CASES / "_openapi.yaml").read_bytes())
 
 
 def crawl(*docs: RawDocument, first_pass: bool) -> SiteCrawl:

@@ -26,11 +26,10 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from registry.config import Settings
 from tests.helpers.cli import run
-from tests.helpers.paths import FIXTURES
+from tests.helpers.paths import FIXTURES, ROOT
 
 INGEST = FIXTURES / "ingest"
-SNAPSHOT = Path(__file__).parent / "openapi.json"
-ROOT = Path(__file__).parent.parent
+SNAPSHOT = Path(__file__).with_name("openapi.json")
 
 
 def spec() -> dict[str, Any]:

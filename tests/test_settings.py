@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from registry.config import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 
 def test_every_setting_is_in_env_example() -> None:

@@ -4,7 +4,6 @@ nothing lost on failure, removal only on sustained evidence."""
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import event, select
@@ -29,6 +28,7 @@ from registry.service import (
     promote_site,
 )
 from registry.store import utcnow
+from tests.helpers.paths import FIXTURES
 
 HOST = "shop.example"
 URL = f"https://{HOST}/.well-known/agent-actions.json"
@@ -197,7 +197,7 @@ def test_not_found_for_an_unknown_document_writes_nothing(session: Session) -> N
 
 
 def plugin_crawl(openapi: bytes) -> SiteCrawl:
-    fixtures = Path(__file__).parent / "fixtures" / "ai-plugin"
+    fixtures = FIXTURES / "ai-plugin"
     site = "tide-plugin.example"
     return SiteCrawl(host=site, origin=f"https://{site}", documents=[
         RawDocument(url=f"https://{site}/.well-known/ai-plugin.json",
@@ -209,7 +209,7 @@ def plugin_crawl(openapi: bytes) -> SiteCrawl:
 
 
 def test_referenced_documents_are_read_once_and_tracked(session: Session) -> None:
-    spec = (Path(__file__).parent / "fixtures" / "ai-plugin" / "_openapi.yaml").read_bytes()
+    spec = (FIXTURES / "ai-plugin" / "_openapi.yaml").read_bytes()
     update_ = normalise_site(plugin_crawl(spec))
     plugin, openapi = update_.documents
     assert len(plugin.manifest.actions) > 1  # the plugin plus its OpenAPI operations
