@@ -3,7 +3,7 @@ through `actiondex validate`'s own path, in place, never copied.
 
 For every file: no exception; the format detected is the one inventory.json names, where it
 names one we read; real files that carry actions yield them. `pytest -s` prints the per-format
-table, and so does `.venv/bin/python -m tests.test_corpus` ("parsed": files with no
+table, and so does `.venv/bin/python -m tests.registry.test_corpus` ("parsed": files with no
 error-severity diagnostic, i.e. what `actiondex validate` passes). ACTIONDEX_CORPUS_DIR points
 elsewhere; without a corpus the module is skipped, so the suite runs anywhere.
 """

@@ -7,7 +7,7 @@ another. Documents a case references are resolved from the same folder: a URL wh
 segment is ``spec.yaml`` reads ``_spec.yaml`` (files starting with ``_`` are not cases). To add
 a case, add its input, then regenerate the expected files and review the diff:
 
-    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_formats.py -q
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/registry/formats/test_formats.py -q
 """
 
 from __future__ import annotations

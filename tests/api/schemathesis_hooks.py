@@ -1,4 +1,4 @@
-"""Schemathesis hooks for tests/test_openapi.py (loaded through SCHEMATHESIS_HOOKS).
+"""Schemathesis hooks for tests/api/test_openapi.py (loaded through SCHEMATHESIS_HOOKS).
 
 Not sent: POST /validate's URL form with a URL it would fetch, the one thing that cannot work
 offline (a child `actiondex validate` crawls the site). URL forms the route refuses before

@@ -2,8 +2,8 @@
 request body of POST /validate; schemathesis finds nothing against a live `actiondex serve`;
 /docs works offline.
 
-The document is snapshotted in tests/openapi.json. After a deliberate change to the API,
-regenerate it with ``.venv/bin/python -m tests.test_openapi`` and review the diff.
+The document is snapshotted in tests/api/openapi.json. After a deliberate change to the API,
+regenerate it with ``.venv/bin/python -m tests.api.test_openapi`` and review the diff.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def spec() -> dict[str, Any]:
 def test_the_document_matches_its_snapshot() -> None:
     assert spec() == json.loads(SNAPSHOT.read_text()), (
         "the OpenAPI document changed: if that was meant, run "
-        "`.venv/bin/python -m tests.test_openapi` and commit tests/openapi.json")
+        "`.venv/bin/python -m tests.api.test_openapi` and commit tests/api/openapi.json")
 
 
 def test_errors_are_documented_as_they_are_sent() -> None:
@@ -143,11 +143,11 @@ def _wait_for(url: str, server: subprocess.Popen[bytes]) -> None:
 def test_schemathesis_finds_nothing_against_a_live_server(live: str, tmp_path: Path) -> None:
     """Every check, bounded to 30 examples an operation with a fixed seed, so a run in CI is
     repeatable; ``ST_EXAMPLES=600 ST_SEED=<any>`` digs deeper (600 found nothing on
-    2026-12-01). tests/schemathesis_hooks.py says the one thing left out (POST /validate's
+    2026-12-01). tests/api/schemathesis_hooks.py says the one thing left out (POST /validate's
     URL form fetching a site: no network here)."""
     pytest.importorskip("schemathesis", reason="schemathesis is in the test extra: "
                                                "pip install -e '.[test]'")
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks",
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks",
            "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-m", "schemathesis.cli", "run", f"{live}/openapi.json",
