@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
 
 # package (or sub-package) -> top-level names its modules must never import
 FORBIDDEN = {

@@ -19,8 +19,8 @@ from registry.formats import (
     references_cross_hosts,
     well_known_names,
 )
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FORMATS_DIR = ROOT / "registry" / "formats"
 SOURCES = sorted(path for top in ("actiondex", "api", "crawler", "registry")
                  for path in (ROOT / top).rglob("*.py") if FORMATS_DIR not in path.parents)

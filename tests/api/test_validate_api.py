@@ -1,0 +1,98 @@
+"""POST /validate through the ASGI app: a posted manifest, or a URL fetched by a child
+`actiondex validate` behind the crawler's address guard."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from actiondex.demo.web import DemoWeb
+from actiondex.validating import validate_file
+from api.app import create_app
+from api.routes.validate import fetch_flags
+from registry.config import Settings
+from tests.helpers.validate import FILES, REPORT_KEYS, SITES, codes, resolve_flags
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[DemoWeb]:
+    with DemoWeb(root=SITES) as served:
+        yield served
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(Settings(data_dir=tmp_path))
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def test_post_a_manifest(client: TestClient) -> None:
+    response = client.post("/validate", content=(FILES / "shop.json").read_bytes())
+    assert response.status_code == 200 and set(response.json()) == REPORT_KEYS
+    response = client.post("/validate", params={"origin": "https://ping.example"},
+                           content=(FILES / "no-site.json").read_bytes())
+    assert codes(response.json()) == {}
+    broken = client.post("/validate", content=(FILES / "broken.json").read_bytes()).json()
+    assert codes(broken) == {"json-parse-error": "error"}
+
+
+@pytest.mark.parametrize("body,status,field", [
+    ({"url": "http://127.0.0.1:9/"}, 422, "url"),
+    ({"url": "--allow-private"}, 422, "url"),
+    ({"url": "pyproject.toml/x"}, 422, "url"),
+])
+def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str, Any],
+                                              status: int, field: str) -> None:
+    response = client.post("/validate", json=body)
+    error = response.json()["error"]
+    assert response.status_code == status and error["field"] == field and error["message"]
+
+
+def test_post_too_large_is_413(client: TestClient) -> None:
+    response = client.post("/validate", content=b" " * (2 << 20))
+    assert response.status_code == 413 and response.json()["error"]["code"] == "too-large"
+
+
+def test_post_url_never_reaches_private_addresses(client: TestClient, web: DemoWeb) -> None:
+    before = len(web.requests())
+    response = client.post("/validate", json={"url": f"http://localhost:{web.port}/"})
+    # localhost names are loopback (RFC 6761): refused up front, as 127.0.0.1 is
+    assert response.status_code == 422 and "loopback" in response.json()["error"]["message"]
+    assert len(web.requests()) == before  # the server saw nothing
+
+
+def test_post_url_validates_a_site(client: TestClient, web: DemoWeb) -> None:
+    client.app.dependency_overrides[fetch_flags] = lambda: resolve_flags(web)  # type: ignore[attr-defined]
+    report = client.post("/validate", json={"url": f"http://inkpot.test:{web.port}/"}).json()
+    assert report["site"] == "inkpot.test"
+    [plugin] = [d for d in report["documents"] if d["format"] == "ai-plugin"]
+    # the OpenAPI the crawler fetched as a reference is read through the ai-plugin.json
+    assert {a["name"] for a in plugin["actions"]} == {"inkpot", "searchInks"}
+
+
+def test_post_deeply_nested_json_is_the_cli_s_depth_limit_report(client: TestClient,
+                                                                  tmp_path: Path) -> None:
+    """1,000 nested brackets once overflowed the {"url"} sniff's json.loads: a 500."""
+    body = b"[" * 1000 + b"]" * 1000
+    response = client.post("/validate", content=body)
+    assert response.status_code == 200
+    deep = tmp_path / "deep.json"
+    deep.write_bytes(body)
+    assert response.json() == validate_file(deep, None).public()
+    assert codes(response.json()) == {"depth-limit": "error"}
+
+
+def test_post_an_html_page_reads_its_schema_org_actions(client: TestClient) -> None:
+    page = (FILES / "page.html").read_bytes()
+    report = client.post("/validate", content=page).json()
+    assert report == validate_file(FILES / "page.html", None).public()
+    assert report["format"] == "schemaorg" and report["actions"][0]["type"] == "SearchAction"
+    bare = client.post("/validate", content=(FILES / "bare.html").read_bytes()).json()
+    assert codes(bare) == {"no-actions": "warning"}

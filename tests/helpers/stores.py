@@ -1,0 +1,78 @@
+"""Stores for tests, written with the models directly (the index reads tables, not manifests),
+and the index documents a store makes."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from registry.index.rows import site_documents
+from registry.models import ActionRow, Document, FlowRow, Site
+from registry.schemas import stable_id
+from registry.store import utcnow
+
+
+def add_site(
+    session: Session,
+    host: str,
+    actions: list[dict[str, Any]],
+    flows: list[dict[str, Any]] | None = None,
+    **site: Any,
+) -> Site:
+    """A site with one agent-actions document holding ``actions`` and ``flows``."""
+    row = Site(host=host, origin=f"https://{host}", version=1, created_at=utcnow(), **site)
+    session.add(row)
+    session.flush()
+    doc = Document(site_id=row.id, url=f"https://{host}/.well-known/agent-actions.json",
+                   format="agent-actions", status=200, fetched_at=utcnow())
+    session.add(doc)
+    session.flush()
+    for spec in actions:
+        values = {"description": "", "effect": "read", "method": "GET",
+                  "endpoint": f"https://{host}/api/{spec['name']}",
+                  "input_schema": {"type": "object"}, "auth": "none"} | spec
+        session.add(ActionRow(id=stable_id(host, "agent-actions", spec["name"]),
+                              site_id=row.id, document_id=doc.id, **values))
+    for spec in flows or []:
+        values = {"description": "", "effect": "spend", "input_schema": {"type": "object"}} | spec
+        session.add(FlowRow(id=stable_id(host, "agent-actions", f"flow:{spec['name']}"),
+                            site_id=row.id, document_id=doc.id, **values))
+    session.flush()
+    return row
+
+
+def shop_and_news(session: Session) -> None:
+    """Two small sites: a shop with a purchase flow, a news site with a cross-origin action."""
+    add_site(session, "shop.example", [
+        {"name": "add_to_cart", "title": "Add to cart", "effect": "write", "method": "POST",
+         "input_schema": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+        {"name": "searchProducts", "title": "Search the catalogue", "type": "SearchAction",
+         "description": "Find printer paper, toner and more."},
+        {"name": "checkout", "title": "Place the order", "effect": "spend", "method": "POST",
+         "type": "BuyAction"},
+    ], [
+        {"name": "purchase", "title": "Buy a product", "steps": [
+            {"action": "searchProducts", "title": None, "bindings": {}},
+            {"action": "add_to_cart", "title": None, "bindings": {"sku": "$steps.0.sku"}},
+            {"action": "checkout", "title": "Pay", "bindings": {}},
+        ]},
+    ], name="Example Shop", description="Office supplies")
+    add_site(session, "news.example", [
+        {"name": "subscribe", "title": "Subscribe to the newsletter", "effect": "send",
+         "method": "POST"},
+        {"name": "search", "title": "Search articles", "type": "SearchAction"},
+        {"name": "delete_account", "title": "Delete my account", "effect": "delete",
+         "method": "DELETE"},
+        {"name": "track_event", "title": "Track an article view", "same_origin": False,
+         "endpoint": "https://tracker.example.net/collect"},
+    ], name="Example News")
+
+
+def documents(session: Session, host: str) -> list[dict[str, Any]]:
+    """The site's index documents, payloads decoded: JSON text may differ in key order (a
+    PostgreSQL JSONB schema reads back reordered), their meaning may not."""
+    docs = [json.loads(doc) for doc in site_documents(session, [host])]
+    return [d | {"payload": json.loads(base64.b64decode(d["payload"]))} for d in docs]

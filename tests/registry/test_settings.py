@@ -1,0 +1,51 @@
+"""Configuration: one Settings object, documented in .env.example, failing fast."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from registry.config import Settings
+from tests.helpers.paths import ROOT
+
+
+def test_every_setting_is_in_env_example() -> None:
+    documented = set(re.findall(r"^(ACTIONDEX_[A-Z_]+)=", (ROOT / ".env.example").read_text(),
+                                re.MULTILINE))
+    fields = {f"ACTIONDEX_{name.upper()}" for name in Settings.model_fields}
+    assert fields == documented
+
+
+def test_defaults_put_everything_in_the_data_dir(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    assert settings.db_url == f"sqlite:///{(tmp_path / 'actiondex.db').resolve()}"
+    assert settings.index_path == tmp_path / "index"
+
+
+def test_plain_postgresql_urls_use_psycopg3() -> None:
+    settings = Settings(database_url="postgresql://u@h:5432/db")
+    assert settings.db_url == "postgresql+psycopg://u@h:5432/db"
+
+
+def test_environment_prefix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ACTIONDEX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ACTIONDEX_MAX_ACTIONS_PER_SITE", "7")
+    settings = Settings()
+    assert settings.data_dir == tmp_path and settings.max_actions_per_site == 7
+
+
+def test_unknown_database_scheme_fails_fast() -> None:
+    with pytest.raises(ValueError, match="sqlite:// or postgresql://"):
+        Settings(database_url="mysql://x")
+
+
+def test_the_address_policy_settings_read_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACTIONDEX_RESOLVE", "a.test:80:127.0.0.1,b.test:443:[::1]  c.test:8:::1")
+    monkeypatch.setenv("ACTIONDEX_ALLOW_PRIVATE", "true")
+    settings = Settings()
+    assert settings.resolve == ["a.test:80:127.0.0.1", "b.test:443:[::1]", "c.test:8:::1"]
+    assert settings.allow_private
+    monkeypatch.setenv("ACTIONDEX_RESOLVE", "")
+    assert Settings().resolve == []

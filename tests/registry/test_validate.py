@@ -1,0 +1,60 @@
+"""registry.validate: the reports the validator gives a site owner, framework-free (the
+command is tested in tests/actiondex/test_validate_cli.py, POST /validate in tests/api/)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from registry.schemas import FetchFailure, RawDocument, SiteCrawl
+from registry.validate import validate_document, validate_site
+from tests.helpers.validate import FILES, REPORT_KEYS, codes
+
+DIAGNOSTIC_KEYS = {"code", "severity", "path", "message", "hint"}
+
+
+def test_report_is_the_normalised_manifest_with_hints() -> None:
+    body = (FILES / "shop.json").read_bytes()
+    report = validate_document(RawDocument(url="https://penpaper.example/shop.json", body=body))
+    public = report.public()
+    assert set(public) == REPORT_KEYS and report.ok
+    assert [a["name"] for a in public["actions"]] == ["search_pens", "buy_pen"]
+    assert [s["action"] for s in public["flows"][0]["steps"]] == ["search_pens", "buy_pen"]
+    [cross] = [d for d in public["diagnostics"] if d["code"] == "cross-origin-endpoint"]
+    assert set(cross) == DIAGNOSTIC_KEYS and cross["hint"] and "buy_pen" in cross["path"]
+
+
+def test_broken_document_is_not_ok() -> None:
+    report = validate_document(RawDocument(url="https://x.example/a.json",
+                                           body=(FILES / "broken.json").read_bytes()))
+    assert not report.ok and report.format == "unknown"
+    assert codes(report.public()) == {"json-parse-error": "error"}
+
+
+def test_site_report_turns_fetch_failures_into_diagnostics() -> None:
+    good = RawDocument(url="https://penpaper.example/.well-known/agent-actions.json",
+                       body=(FILES / "shop.json").read_bytes())
+    failures = [FetchFailure(url="https://penpaper.example/.well-known/agents.json",
+                             code="robots-disallowed", message="disallowed by robots.txt"),
+                FetchFailure(url="https://penpaper.example/llms.txt", status=404,
+                             code="not-found", message="HTTP 404"),
+                FetchFailure(url="https://penpaper.example/.well-known/ai-plugin.json",
+                             status=503, code="http-error", message="HTTP 503")]
+    crawl = SiteCrawl(host="penpaper.example", origin="https://penpaper.example",
+                      documents=[good], failures=failures)
+    report = validate_site(crawl).public()
+    by_url = {d["url"].rsplit("/", 1)[-1]: codes(d) for d in report["documents"]}
+    assert by_url == {"agent-actions.json": {"cross-origin-endpoint": "warning"},
+                      "agents.json": {"robots-disallowed": "warning"},
+                      "ai-plugin.json": {"http-error": "error"}}  # a 404 is just "absent"
+
+
+def test_site_with_nothing_for_agents_is_an_error() -> None:
+    report = validate_site(SiteCrawl(host="empty.example", origin="https://empty.example"))
+    assert not report.ok and codes(report.documents[0].public()) == {"no-actions": "error"}
+
+
+def test_registry_validate_is_framework_free() -> None:
+    code = ("import sys, registry.validate; "
+            "sys.exit(bool({'scrapy', 'fastapi', 'twisted'} & set(sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
