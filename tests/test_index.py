@@ -25,6 +25,8 @@ from registry.index.parts import INDEX_VERSION
 from registry.index.rows import site_documents
 from registry.index.text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
+from registry.parts_refresh import refresh_index_parts, stale_index_parts
 from registry.schemas import (
     Action,
     FindResult,
@@ -36,14 +38,7 @@ from registry.schemas import (
 )
 from registry.search import FindQuery, find, search
 from registry.search.contract import SPACE
-from registry.service import (
-    NormalisedDocument,
-    SiteUpdate,
-    content_hash,
-    promote_site,
-    refresh_index_parts,
-    stale_index_parts,
-)
+from registry.service import promote_site
 from registry.store import utcnow
 
 

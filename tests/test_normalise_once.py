@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from registry.normalising import normalise_alone, normalise_site
 from registry.schemas import RawDocument, SiteCrawl
-from registry.service import normalise_alone, normalise_site
 from registry.validate import validate_site
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ai-plugin"

@@ -17,6 +17,7 @@ from registry.config import Settings
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
 from registry.models import ActionRow
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
 from registry.schemas import (
     Action,
     FindResult,
@@ -26,7 +27,7 @@ from registry.schemas import (
     RawDocument,
     result_payload,
 )
-from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
+from registry.service import promote_site
 from tests.test_index import documents
 
 HOST = "paper.example"

@@ -24,7 +24,7 @@ from registry.schemas import AUTHS, EFFECTS, PAYLOAD_JSON, result_payload
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
-# registry.service.refresh_index_parts runs.
+# registry.parts_refresh.refresh_index_parts runs.
 INDEX_VERSION = 8  # 8: results carry auth, scope, cost and output_schema
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
