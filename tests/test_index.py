@@ -27,15 +27,8 @@ from registry.index.text import type_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
 from registry.parts_refresh import refresh_index_parts, stale_index_parts
-from registry.schemas import (
-    Action,
-    FindResult,
-    Flow,
-    FlowStep,
-    Manifest,
-    RawDocument,
-    stable_id,
-)
+from registry.results import FindResult
+from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
 from registry.search import FindQuery, find, search
 from registry.search.contract import SPACE
 from registry.service import promote_site

@@ -18,15 +18,8 @@ from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
 from registry.models import ActionRow
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import (
-    Action,
-    FindResult,
-    Flow,
-    FlowStep,
-    Manifest,
-    RawDocument,
-    result_payload,
-)
+from registry.results import FindResult, result_payload
+from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument
 from registry.service import promote_site
 from tests.test_index import documents
 

@@ -18,7 +18,7 @@ import tantivy
 
 from registry.index import ActionIndex
 from registry.index.text import query_words
-from registry.schemas import FindResponse, FindResult
+from registry.results import FindResponse, FindResult
 from registry.search import meaning, plan
 from registry.search.contract import FindQuery
 from registry.search.page import Hit, arrange, explanation
