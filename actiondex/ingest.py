@@ -18,9 +18,10 @@ from sqlalchemy import Engine
 from actiondex.runtime import UserError
 from registry.db import transaction
 from registry.formats import normalise, well_known_names
+from registry.normalising import normalise_site
 from registry.placement import host_diagnostics, origin_of, place
 from registry.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
-from registry.service import PromoteResult, normalise_site, promote_site
+from registry.service import PromoteResult, promote_site
 from registry.store import utcnow
 from registry.urls import site_of
 

@@ -26,9 +26,10 @@ from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
 from registry.schemas import RawDocument
 from registry.search import FindQuery, page_json, search
-from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
+from registry.service import promote_site
 
 BASELINE_QUERIES = {10_000: 50, 100_000: 20}  # more actions: 5 queries
 

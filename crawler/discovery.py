@@ -19,8 +19,8 @@ from crawler.responses import response_is_html, to_document
 from crawler.sitemaps import MAX_DEPTH, SitemapError, parse_sitemap
 from crawler.sitestate import MAX_SITEMAP_FILES, SiteState, fingerprint
 from registry.formats import references_cross_hosts, well_known_paths
+from registry.normalising import normalise_alone
 from registry.schemas import RawDocument
-from registry.service import normalise_alone
 
 if TYPE_CHECKING:
     from crawler.spiders.site import SiteSpider
@@ -95,7 +95,7 @@ class Discovery:
         return follow
 
     def _references(self, site: SiteState, url: str, body: bytes) -> Follow:
-        # The store reuses this pass (registry.service.normalise_site) unless the document
+        # The store reuses this pass (registry.normalising.normalise_site) unless the document
         # can read one of the crawl's documents by then.
         first = site.crawl.first_pass[url] = normalise_alone(RawDocument(url=url, body=body),
                                                              site.crawl.host)

@@ -20,7 +20,8 @@ from crawler.spool import Spool
 from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
 from registry.db import transaction
-from registry.service import normalise_site, promote_site
+from registry.normalising import normalise_site
+from registry.service import promote_site
 
 logger = logging.getLogger(__name__)
 # The database is away (down, restarting, connection killed), as opposed to a bug: the site's

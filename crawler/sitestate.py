@@ -28,7 +28,7 @@ class SiteResult(SiteCrawl):
 
     def with_references(self) -> SiteCrawl:
         """One SiteCrawl for the store: references become documents of the crawl, which
-        registry.service.normalise_site lets their referrers read (and keeps, raw)."""
+        registry.normalising.normalise_site lets their referrers read (and keeps, raw)."""
         known = {doc.url for doc in self.documents}
         extra = [RawDocument(url=url, body=body, fetched_at=utcnow())
                  for url, body in self.references.items() if url not in known]

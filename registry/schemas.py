@@ -1,13 +1,12 @@
 """The one action model every format normalises into, and the types that cross stage arrows.
 
     crawler --RawDocument--> formats.normalise --Manifest--> service.promote_site --> rows
-    rows --> index --> search --FindResult--> api / cli
+    rows --> index --> search --FindResult (registry.results)--> api / cli
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import datetime
 from typing import Any, Literal, get_args
 
@@ -20,11 +19,11 @@ EFFECTS: tuple[str, ...] = get_args(Effect)
 AUTHS: tuple[str, ...] = get_args(Auth)
 
 
-class _Model(BaseModel):
+class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Diagnostic(_Model):
+class Diagnostic(StrictModel):
     """Something a parser skipped, fixed or doubted; ``code`` is stable, ``path`` a JSON path."""
 
     code: str
@@ -34,7 +33,7 @@ class Diagnostic(_Model):
     hint: str | None = None
 
 
-class RawDocument(_Model):
+class RawDocument(StrictModel):
     """A fetched (or ingested) document, before normalisation.
 
     ``body`` is the bytes as served, except for HTML pages: ``registry.pages`` turns a page
@@ -50,7 +49,7 @@ class RawDocument(_Model):
     fetched_at: datetime | None = None
 
 
-class Action(_Model):
+class Action(StrictModel):
     name: str  # machine id: [A-Za-z0-9_-]{1,64}
     title: str
     description: str = ""
@@ -66,13 +65,13 @@ class Action(_Model):
     same_origin: bool = True
 
 
-class FlowStep(_Model):
+class FlowStep(StrictModel):
     action: str  # the name of an action in the same manifest
     title: str | None = None
     bindings: dict[str, str] = Field(default_factory=dict)  # param -> "$input.x" / "$steps.N.path"
 
 
-class Flow(_Model):
+class Flow(StrictModel):
     name: str
     title: str
     description: str = ""
@@ -81,7 +80,7 @@ class Flow(_Model):
     steps: list[FlowStep] = Field(default_factory=list)
 
 
-class Manifest(_Model):
+class Manifest(StrictModel):
     """What one document says a site offers, in the one action model."""
 
     site: str  # host, lower case, no port for default ports
@@ -98,85 +97,13 @@ class Manifest(_Model):
     references: list[str] = Field(default_factory=list)
 
 
-class SourceRef(_Model):
-    url: str
-    format: str
-
-
-def _absent(value: object) -> bool:
-    return value is None
-
-
-class ExplainPart(_Model):
-    term: str
-    field: str  # "all", "head", "params"; "vec" for what the meaning re-rank added
-    weight: float  # 1 for the query's own words, less for an expansion
-    score: float
-
-
-class FindResult(_Model):
-    """One search result. Its JSON is written once, when the action is stored
-    (``result_payload``), and served as it is: only ``score`` and ``explain`` are added."""
-
-    id: str
-    kind: Literal["action", "flow"]
-    site: str
-    name: str
-    title: str
-    description: str
-    effect: Effect
-    type: str | None
-    method: str | None
-    endpoint: str | None
-    auth: Auth  # what calling it needs; a flow's is "unknown" (see its steps' actions)
-    scope: str | None
-    cost: dict[str, Any] | None
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None
-    steps: list[FlowStep] | None = Field(None, exclude_if=_absent)  # flows only
-    source: SourceRef
-    score: float
-    explain: list[ExplainPart] | None = Field(None, exclude_if=_absent)
-
-
-# The fields ``result_payload`` writes: all but what each search adds.
-PAYLOAD_FIELDS = frozenset(FindResult.model_fields) - {"score", "explain"}
-# Stored as JSON text, spliced in as it is (no decode and encode per action).
-PAYLOAD_JSON = {"cost": "null", "input_schema": "{}", "output_schema": "null"}
-_DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) -> str:
-    """A FindResult's JSON minus ``score`` and ``explain``: ``values`` by field name,
-    ``json_texts`` the PAYLOAD_JSON fields as JSON text (None: absent). Only a flow has
-    ``steps``. Raises KeyError if any field is missing, so no caller can drop one."""
-    plain = PAYLOAD_FIELDS - PAYLOAD_JSON.keys()
-    wanted = plain if values.get("kind") == "flow" else plain - {"steps"}
-    if wanted != values.keys() or json_texts.keys() != PAYLOAD_JSON.keys():
-        missing = (wanted ^ values.keys()) | (PAYLOAD_JSON.keys() ^ json_texts.keys())
-        raise KeyError(f"result payload fields: {sorted(missing)}")
-    spliced = ",".join(f'"{name}":{text or PAYLOAD_JSON[name]}'
-                       for name, text in json_texts.items())
-    return f"{_DUMP(values)[:-1]},{spliced}}}"
-
-
-class FindResponse(_Model):
-    query: str
-    results: list[FindResult]
-    took_ms: float
-
-    def public(self) -> dict[str, Any]:
-        """The wire form shared by GET /find and `find --json`: only flows carry ``steps``."""
-        return self.model_dump(mode="json")
-
-
 def stable_id(site: str, format: str, key: str) -> str:
     """Hash of (site, format, key): the same action keeps its id across crawls."""
     digest = hashlib.sha256(f"{site}\x1f{format}\x1f{key}".encode()).hexdigest()
     return digest[:24]
 
 
-class FetchFailure(_Model):
+class FetchFailure(StrictModel):
     """A document the crawler could not get. ``status`` is None for network-level failures."""
 
     url: str
@@ -186,7 +113,7 @@ class FetchFailure(_Model):
     message: str = ""
 
 
-class FirstPass(_Model):
+class FirstPass(StrictModel):
     """A document normalised on its own while crawling, to learn what it references. The store
     reuses the manifest when the document asked to read none of the crawl's documents."""
 
@@ -195,7 +122,7 @@ class FirstPass(_Model):
     manifest: Manifest
 
 
-class SiteCrawl(_Model):
+class SiteCrawl(StrictModel):
     """Everything one crawl learnt about one site: the unit the store promotes at once."""
 
     host: str

@@ -1,5 +1,6 @@
-"""Use cases over the store. Functions take a Session and at most flush(); callers own the
-transaction (``with registry.db.transaction(engine) as session:``).
+"""Promoting a site's crawl to the store: ``promote_site`` applies the SiteUpdate that
+``registry.normalising.normalise_site`` made. Functions take a Session and at most flush();
+callers own the transaction (``with registry.db.transaction(engine) as session:``).
 
 Nothing-lost rules (../shared/RELIABILITY.md section 1) live here:
 - a document is replaced only by a newer document that fetched AND parsed;
@@ -10,26 +11,17 @@ Nothing-lost rules (../shared/RELIABILITY.md section 1) live here:
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from registry.formats import NORMALISER_VERSION, normalise
-from registry.index.parts import INDEX_VERSION, site_words
+from registry.formats import NORMALISER_VERSION
 from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import Diagnostic, FetchFailure, FirstPass, Manifest, RawDocument, SiteCrawl
-from registry.store import (
-    action_rows,
-    flow_rows,
-    get_or_create_site,
-    lock_site,
-    utcnow,
-    with_index_parts,
-)
+from registry.normalising import NormalisedDocument, SiteUpdate
+from registry.schemas import FetchFailure
+from registry.store import action_rows, flow_rows, get_or_create_site, lock_site, utcnow
 
 GONE_STATUSES = (404, 410)
 GONE_AFTER_COUNT = 3
@@ -41,29 +33,6 @@ class NotFound(Exception):
 
 
 @dataclass
-class NormalisedDocument:
-    raw: RawDocument
-    manifest: Manifest
-    content_hash: str
-    read_by: str | None = None  # the referrer that lists its actions instead
-
-    @property
-    def failed(self) -> bool:
-        """Fetched but unusable (bad JSON, unknown format...): must not replace what we had."""
-        m = self.manifest
-        return not m.actions and not m.flows and any(d.severity == "error" for d in m.diagnostics)
-
-
-@dataclass
-class SiteUpdate:
-    host: str
-    origin: str
-    documents: list[NormalisedDocument] = field(default_factory=list)
-    not_modified: list[str] = field(default_factory=list)
-    failures: list[FetchFailure] = field(default_factory=list)
-
-
-@dataclass
 class PromoteResult:
     host: str
     changed: bool = False
@@ -72,81 +41,6 @@ class PromoteResult:
     flows: int = 0
     diagnostics: int = 0
     errors: list[str] = field(default_factory=list)
-
-
-def content_hash(body: bytes) -> str:
-    return hashlib.sha256(body).hexdigest()
-
-
-def normalise_site(crawl: SiteCrawl) -> SiteUpdate:
-    """Run the format normalisers over a crawl's documents. Pure: no database.
-
-    A document may read others of the same crawl that it references (an ai-plugin its
-    OpenAPI): its hash then covers theirs, so a change in the OpenAPI alone is seen, and the
-    referenced document keeps no actions of its own, so its operations are not listed twice.
-    A document the crawler normalised already (``crawl.first_pass``) is not normalised again
-    unless it can now read one of the crawl's documents.
-    """
-    bodies = {raw.url: raw.body for raw in crawl.documents}
-    consumer: dict[str, str] = {}  # referenced url -> the document that read it
-    docs = []
-    for raw in crawl.documents:
-        manifest, read = _normalise_reading(raw, crawl.host, bodies,
-                                            crawl.first_pass.get(raw.url))
-        for url in read:
-            consumer.setdefault(url, raw.url)
-        digest = _combined_hash(raw.body, [bodies[u] for u in read])
-        docs.append(NormalisedDocument(raw, manifest, digest))
-    for doc in docs:
-        referrer = consumer.get(doc.raw.url)
-        if referrer is not None and referrer not in consumer:  # a cycle blanks neither
-            doc.manifest = _consumed(doc.manifest, referrer)
-            doc.read_by = referrer
-    return SiteUpdate(crawl.host, crawl.origin, docs, crawl.not_modified, crawl.failures)
-
-
-def normalise_alone(raw: RawDocument, site: str) -> FirstPass:
-    """``raw`` normalised reading no other document, with every URL it asked to read: what
-    the crawler follows, and what normalise_site reuses when none of those were fetched."""
-    asked: list[str] = []
-
-    def resolve(url: str) -> None:
-        asked.append(url)
-
-    manifest = normalise(raw, site=site, resolve=resolve)
-    return FirstPass(body_hash=content_hash(raw.body), asked=asked, manifest=manifest)
-
-
-def _normalise_reading(raw: RawDocument, site: str, bodies: dict[str, bytes],
-                       first: FirstPass | None) -> tuple[Manifest, list[str]]:
-    """Normalise ``raw``, letting it read the crawl's other documents; returns those read."""
-    if (first is not None and first.body_hash == content_hash(raw.body)
-            and not any(url in bodies for url in first.asked)):
-        # Asked the same questions, it would get the same "not available" answers: the
-        # normalisers are deterministic, so the first pass is the manifest.
-        return first.manifest, []
-    read: set[str] = set()
-
-    def resolve(url: str) -> bytes | None:
-        body = bodies.get(url)
-        if body is not None and url != raw.url:
-            read.add(url)
-        return body
-
-    return normalise(raw, site=site, resolve=resolve), sorted(read)
-
-
-def _combined_hash(body: bytes, referenced: list[bytes]) -> str:
-    if not referenced:
-        return content_hash(body)
-    return content_hash(body + b"".join(b"\x00" + content_hash(r).encode() for r in referenced))
-
-
-def _consumed(manifest: Manifest, referrer: str) -> Manifest:
-    note = Diagnostic(code="read-by-referrer", severity="info", path="$",
-                      message=f"its actions are listed under {referrer}, which references it")
-    return manifest.model_copy(update={"actions": [], "flows": [],
-                                       "diagnostics": [*manifest.diagnostics, note]})
 
 
 def promote_site(
@@ -264,34 +158,6 @@ def _refresh_site_text(site: Site, update: SiteUpdate) -> None:
             site.name = doc.manifest.site_name
             site.description = doc.manifest.site_description or site.description
             return
-
-
-def _stale_parts() -> Any:
-    return or_(ActionRow.index_version.is_(None), ActionRow.index_version != INDEX_VERSION)
-
-
-def stale_index_parts(session: Session) -> int:
-    """How many actions ``refresh_index_parts`` would work out."""
-    return session.scalar(select(func.count()).where(_stale_parts())) or 0
-
-
-def refresh_index_parts(session: Session, batch: int = 1000) -> int:
-    """Work out the stored index parts (registry.index.parts) of actions stored before they
-    existed or under another INDEX_VERSION; returns how many. Until then every index build
-    works them out again, at a third of its speed. Run once after such an upgrade."""
-    done = 0
-    while rows := session.scalars(select(ActionRow).where(_stale_parts()).limit(batch)).all():
-        docs = {d.id: d for d in session.scalars(
-            select(Document).where(Document.id.in_({r.document_id for r in rows})))}
-        sites = {site.id: site for site in session.scalars(
-            select(Site).where(Site.id.in_({r.site_id for r in rows})))}
-        for row in rows:
-            site = sites[row.site_id]
-            with_index_parts(row, site.host, docs[row.document_id],
-                             site_words(site.name, site.description))
-        session.flush()  # the rows are current now: the next query moves on
-        done += len(rows)
-    return done
 
 
 def count_site(session: Session, site_id: int) -> tuple[int, int]:

@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from registry.formats import PAGE_FORMAT, normalise, well_known_paths
+from registry.normalising import normalise_site
 from registry.placement import CONFUSABLE_HINT, UNKNOWN_ORIGIN, Placed
 from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
-from registry.service import normalise_site
 from registry.urls import site_of
 
 # The site we say when nobody told us where a local file will be published.
@@ -124,7 +124,7 @@ def _without_site_checks(report: ValidationReport) -> ValidationReport:
 def validate_site(crawl: SiteCrawl) -> SiteReport:
     """Every document the crawl found, as the store keeps it, plus its fetch failures.
 
-    The documents go through registry.service.normalise_site, the store's own path, so the
+    The documents go through registry.normalising.normalise_site, the store's own path, so the
     report is what agents will see: a document another one reads (the OpenAPI behind an
     ai-plugin) is reported under its referrer, not a second time on its own.
     """

@@ -16,8 +16,8 @@ from registry.db import migrate as run_migrations
 def refresh_index_parts(session: Any) -> None:
     """Actions an older version stored lack their index parts; every rebuild would work them
     out again, at a third of its speed. Store them once (about a minute per 100k actions)."""
-    from registry.service import refresh_index_parts as refresh
-    from registry.service import stale_index_parts
+    from registry.parts_refresh import refresh_index_parts as refresh
+    from registry.parts_refresh import stale_index_parts
 
     if stale := stale_index_parts(session):
         output.info(f"working out the index parts of {stale} actions stored by an older "

@@ -33,7 +33,7 @@ from registry.index.parts import (
 from registry.index.text import ANALYZER, NO_TERMS
 from registry.index.vectors import stored_b64
 from registry.models import Site
-from registry.schemas import result_payload
+from registry.results import result_payload
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
 RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth",

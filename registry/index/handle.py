@@ -11,12 +11,9 @@ commits made by another process are picked up by tantivy's meta.json watcher wit
 
 from __future__ import annotations
 
-import gc
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,16 +34,8 @@ from registry.index.files import (
 from registry.index.parts import INDEX_VERSION
 from registry.index.rows import site_documents
 from registry.index.text import register
+from registry.index.writer import REBUILD_HEAP, REBUILD_THREADS, collector_paused, write
 from registry.models import Site
-
-WRITER_HEAP = 64_000_000  # incremental syncs: a few sites at a time
-# A full rebuild indexes everything at once: more heap means fewer, larger segments, and a
-# second thread overlaps tantivy's indexing with Python building the documents.
-REBUILD_HEAP, REBUILD_THREADS = 512_000_000, 2
-
-
-class IndexBusy(RuntimeError):
-    """Another writer (in this or another process) holds the generation's lock."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +103,7 @@ class ActionIndex:
             if stale or gone:
                 # New sites are deleted too: a crash after a commit but before the state write
                 # leaves them in the index yet absent from state.json.
-                docs = _write(index, stale + gone, site_documents(session, stale))
+                docs = write(index, stale + gone, site_documents(session, stale))
                 index.reload()
                 kept = {h: v for h, v in indexed.items() if h not in gone}
                 _save_state(folder, kept | {h: versions[h] for h in stale})
@@ -135,8 +124,8 @@ class ActionIndex:
         try:
             index = register(tantivy.Index(SCHEMA, path=str(folder)))
             versions = _site_versions(session)
-            with _collector_paused():
-                docs = _write(index, [], site_documents(session, sorted(versions)),
+            with collector_paused():
+                docs = write(index, [], site_documents(session, sorted(versions)),
                               REBUILD_HEAP, REBUILD_THREADS)
             _save_state(folder, versions)
         except BaseException:
@@ -162,19 +151,6 @@ class ActionIndex:
             self._index, self._target = index, target
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off for a rebuild: its millions of short-lived rows and
-    strings make no cycles, yet keep setting off collections (~4% of a 1M build's CPU)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-
-
 def _usable(folder: Path) -> bool:
     return (
         read_state(folder).get("schema") == INDEX_VERSION
@@ -190,31 +166,3 @@ def _site_versions(session: Session) -> dict[str, int]:
 
 def _save_state(folder: Path, sites: dict[str, int]) -> None:
     write_state(folder, {"schema": INDEX_VERSION, "sites": sites})
-
-
-def _write(
-    index: tantivy.Index,
-    delete_hosts: Sequence[str],
-    docs: Iterable[str],
-    heap: int = WRITER_HEAP,
-    threads: int = 1,
-) -> int:
-    """Delete the hosts' documents, add ``docs``, commit; all or nothing. Returns docs added."""
-    try:
-        writer = index.writer(heap, threads)
-    except ValueError as exc:  # tantivy reports a held lock as ValueError("...LockBusy...")
-        raise IndexBusy(str(exc)) from exc
-    added = 0
-    try:
-        for host in delete_hosts:
-            writer.delete_documents_by_term("site", host)
-        for doc in docs:
-            writer.add_json(doc)
-            added += 1
-        writer.commit()
-    except BaseException:
-        writer.rollback()
-        raise
-    finally:
-        writer.wait_merging_threads()  # consumes the writer and releases the lock
-    return added

@@ -19,12 +19,13 @@ from typing import Any
 from registry.identifiers import split_identifier
 from registry.index.text import type_base, type_words
 from registry.index.vectors import stored_b64
-from registry.schemas import AUTHS, EFFECTS, PAYLOAD_JSON, result_payload
+from registry.results import PAYLOAD_JSON, result_payload
+from registry.schemas import AUTHS, EFFECTS
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
-# registry.service.refresh_index_parts runs.
+# registry.parts_refresh.refresh_index_parts runs.
 INDEX_VERSION = 8  # 8: results carry auth, scope, cost and output_schema
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -44,7 +45,7 @@ def action_parts(
     about: str = "",
 ) -> ActionParts:
     """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
-    (registry.schemas.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
+    (registry.results.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
     ``source``: the document it came from ({"url", "format"}); ``about``: its site's name and
     description (``site_words``), for the action's vector."""
     effect, kind = known_effect(row.effect), type_base(row.type)

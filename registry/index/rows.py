@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from registry.index.documents import SiteInfo, action_document, flow_document, steps_of
 from registry.index.parts import INDEX_VERSION, ActionParts, action_parts
 from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import PAYLOAD_JSON
+from registry.results import PAYLOAD_JSON
 
 SITE_BATCH = 500  # sites per query while loading rows
 

@@ -7,8 +7,9 @@ import time
 from sqlalchemy.orm import Session
 
 from registry.crawl_state import changed_since, crawl_states, save_crawl_state, stored_validators
+from registry.normalising import normalise_site
 from registry.schemas import RawDocument, SiteCrawl
-from registry.service import normalise_site, promote_site
+from registry.service import promote_site
 
 HOST = "state.example"
 URL = f"https://{HOST}/.well-known/agent-actions.json"

@@ -17,16 +17,10 @@ from registry.config import Settings
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
 from registry.models import ActionRow
-from registry.schemas import (
-    Action,
-    FindResult,
-    Flow,
-    FlowStep,
-    Manifest,
-    RawDocument,
-    result_payload,
-)
-from registry.service import NormalisedDocument, SiteUpdate, content_hash, promote_site
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
+from registry.results import FindResult, result_payload
+from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument
+from registry.service import promote_site
 from tests.helpers.stores import documents
 
 HOST = "paper.example"

@@ -10,6 +10,7 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from registry.models import ActionRow, Document, FlowRow, Site
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash, normalise_site
 from registry.schemas import (
     Action,
     Diagnostic,
@@ -20,13 +21,7 @@ from registry.schemas import (
     RawDocument,
     SiteCrawl,
 )
-from registry.service import (
-    NormalisedDocument,
-    SiteUpdate,
-    content_hash,
-    normalise_site,
-    promote_site,
-)
+from registry.service import promote_site
 from registry.store import utcnow
 from tests.helpers.paths import FIXTURES
 

@@ -22,25 +22,13 @@ from registry.index.files import read_state, write_state
 from registry.index.parts import INDEX_VERSION
 from registry.index.text import type_words
 from registry.models import ActionRow, Site
-from registry.schemas import (
-    Action,
-    FindResult,
-    Flow,
-    FlowStep,
-    Manifest,
-    RawDocument,
-    stable_id,
-)
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
+from registry.parts_refresh import refresh_index_parts, stale_index_parts
+from registry.results import FindResult
+from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
 from registry.search import FindQuery, find, search
 from registry.search.contract import SPACE
-from registry.service import (
-    NormalisedDocument,
-    SiteUpdate,
-    content_hash,
-    promote_site,
-    refresh_index_parts,
-    stale_index_parts,
-)
+from registry.service import promote_site
 from tests.helpers.stores import add_site, documents, shop_and_news
 
 

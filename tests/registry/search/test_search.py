@@ -16,7 +16,7 @@ from registry.index import ActionIndex
 from registry.index.documents import domains, name_text, with_parts
 from registry.index.text import EXPANSION_WEIGHT, query_words, weighted_terms
 from registry.search import MAX_OFFSET, FindQuery, Page, find, page_json, search
-from registry.search import query as search_module
+from registry.search import plan as search_module
 from tests.helpers.stores import add_site, shop_and_news
 
 

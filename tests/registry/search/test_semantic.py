@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from registry.index import ActionIndex, vectors
 from registry.search import FindQuery, meaning, search
-from registry.search import query as search_module
+from registry.search import plan as search_module
 from tests.helpers.stores import add_site
 
 SENTENCE = "I am baking bread at home tonight and want some ideas"

@@ -1,0 +1,86 @@
+"""What a search returns: ``FindResult`` (one action or flow found), whose JSON is written once
+when the action is stored (``result_payload``) and spliced into responses as it is, and
+``FindResponse`` (one page of them). The action model itself is registry.schemas.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import Field
+
+from registry.schemas import Auth, Effect, FlowStep, StrictModel
+
+
+class SourceRef(StrictModel):
+    url: str
+    format: str
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class ExplainPart(StrictModel):
+    term: str
+    field: str  # "all", "head", "params"; "vec" for what the meaning re-rank added
+    weight: float  # 1 for the query's own words, less for an expansion
+    score: float
+
+
+class FindResult(StrictModel):
+    """One search result. Its JSON is written once, when the action is stored
+    (``result_payload``), and served as it is: only ``score`` and ``explain`` are added."""
+
+    id: str
+    kind: Literal["action", "flow"]
+    site: str
+    name: str
+    title: str
+    description: str
+    effect: Effect
+    type: str | None
+    method: str | None
+    endpoint: str | None
+    auth: Auth  # what calling it needs; a flow's is "unknown" (see its steps' actions)
+    scope: str | None
+    cost: dict[str, Any] | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    steps: list[FlowStep] | None = Field(None, exclude_if=_absent)  # flows only
+    source: SourceRef
+    score: float
+    explain: list[ExplainPart] | None = Field(None, exclude_if=_absent)
+
+
+# The fields ``result_payload`` writes: all but what each search adds.
+PAYLOAD_FIELDS = frozenset(FindResult.model_fields) - {"score", "explain"}
+# Stored as JSON text, spliced in as it is (no decode and encode per action).
+PAYLOAD_JSON = {"cost": "null", "input_schema": "{}", "output_schema": "null"}
+_DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) -> str:
+    """A FindResult's JSON minus ``score`` and ``explain``: ``values`` by field name,
+    ``json_texts`` the PAYLOAD_JSON fields as JSON text (None: absent). Only a flow has
+    ``steps``. Raises KeyError if any field is missing, so no caller can drop one."""
+    plain = PAYLOAD_FIELDS - PAYLOAD_JSON.keys()
+    wanted = plain if values.get("kind") == "flow" else plain - {"steps"}
+    if wanted != values.keys() or json_texts.keys() != PAYLOAD_JSON.keys():
+        missing = (wanted ^ values.keys()) | (PAYLOAD_JSON.keys() ^ json_texts.keys())
+        raise KeyError(f"result payload fields: {sorted(missing)}")
+    spliced = ",".join(f'"{name}":{text or PAYLOAD_JSON[name]}'
+                       for name, text in json_texts.items())
+    return f"{_DUMP(values)[:-1]},{spliced}}}"
+
+
+class FindResponse(StrictModel):
+    query: str
+    results: list[FindResult]
+    took_ms: float
+
+    def public(self) -> dict[str, Any]:
+        """The wire form shared by GET /find and `find --json`: only flows carry ``steps``."""
+        return self.model_dump(mode="json")
+
