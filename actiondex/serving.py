@@ -28,6 +28,9 @@ GIL_SWITCH_S = 0.001
 
 def check_port_free(host: str, port: int) -> None:
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        # As uvicorn binds: a port whose last server just stopped (TIME_WAIT) is free; one
+        # another server listens on is not.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError as exc:

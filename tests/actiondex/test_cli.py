@@ -6,6 +6,7 @@ Commands run in a subprocess through `python -m actiondex`, the real entry point
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 
@@ -156,3 +157,13 @@ def test_find_on_an_empty_store_says_which_store_it_searched(data_dir: Path) -> 
     assert proc.returncode == 0
     assert f"the store in {data_dir} holds no actions" in proc.stderr
     assert f"--data-dir {data_dir / 'demo'}" in proc.stderr
+
+
+def test_serve_refuses_a_port_another_server_listens_on(data_dir: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = run(data_dir, "serve", "--port", str(port))
+    assert f"cannot listen on 127.0.0.1:{port}" in one_line_error(proc)
+    assert proc.returncode == 2
