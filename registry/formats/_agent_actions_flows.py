@@ -13,8 +13,8 @@ from registry.formats._common import (
     Diagnostics,
     diag,
     json_schema,
-    listed,
     machine_name,
+    read_each,
     text,
     title_from,
 )
@@ -28,15 +28,8 @@ _REF = re.compile(r"\$(?:input|steps\.(\d{1,4}))((?:\.[A-Za-z0-9_-]{1,64}){1,16}
 
 def read_flows(items: Any, actions: dict[str, Action], diags: Diagnostics) -> list[Flow]:
     """The flows over ``actions`` (by name) that resolve, each name once."""
-    flows: list[Flow] = []
-    for index, item in enumerate(listed(items, "$.flows", MAX_FLOWS, diags)):
-        path = f"$.flows[{index}]"
-        flow = _flow(item, actions, path, diags)
-        if flow and any(flow.name == other.name for other in flows):
-            diag(diags, "duplicate-name", path, f"flow {flow.name!r} listed twice; dropped")
-        elif flow:
-            flows.append(flow)
-    return flows
+    return read_each(items, "$.flows", MAX_FLOWS, diags,
+                     lambda item, path: _flow(item, actions, path, diags), kind="flow ")
 
 
 def _flow(item: Any, actions: dict[str, Action], path: str, diags: Diagnostics) -> Flow | None:

@@ -3,6 +3,7 @@ Diagnostic when it has to skip or fix something, and never raises."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from registry.identifiers import split_identifier
@@ -42,6 +43,23 @@ def listed(value: Any, path: str, cap: int, diags: Diagnostics,
     if len(value) > cap:
         diag(diags, "too-many-actions", path, f"{len(value)} items; the first {cap} are read")
     return value[:cap]
+
+
+def read_each(value: Any, path: str, cap: int, diags: Diagnostics,
+              read: Callable[[Any, str], Any], kind: str = "",
+              severity: Severity = "warning") -> list[Any]:
+    """``read(item, its path)`` for each listed item (see ``listed``), keeping what it
+    returns (None: skipped), each name once; ``kind`` names the items in the diagnostic."""
+    kept: list[Any] = []
+    for index, item in enumerate(listed(value, path, cap, diags, severity)):
+        item_path = f"{path}[{index}]"
+        found = read(item, item_path)
+        if found and any(found.name == other.name for other in kept):
+            diag(diags, "duplicate-name", item_path,
+                 f"{kind}{found.name!r} listed twice; dropped")
+        elif found:
+            kept.append(found)
+    return kept
 
 
 def machine_name(item: Any, path: str, diags: Diagnostics, kind: str = "action") -> str | None:

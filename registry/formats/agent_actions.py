@@ -43,8 +43,8 @@ from registry.formats._common import (
     diag,
     http_method,
     json_schema,
-    listed,
     machine_name,
+    read_each,
     text,
     title_from,
 )
@@ -103,14 +103,9 @@ def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
     # "error" severity: a manifest with nothing usable must not replace the last good one.
     if items is None:
         diag(diags, "missing-field", "$.actions", "no actions list", "error")
-    actions: list[Action] = []
-    for index, item in enumerate(listed(items, "$.actions", MAX_ACTIONS, diags, "error")):
-        path = f"$.actions[{index}]"
-        action = _action(item, base, path, diags)
-        if action and any(action.name == other.name for other in actions):
-            diag(diags, "duplicate-name", path, f"{action.name!r} listed twice; dropped")
-        elif action:
-            actions.append(action)
+    actions: list[Action] = read_each(
+        items, "$.actions", MAX_ACTIONS, diags,
+        lambda item, path: _action(item, base, path, diags), severity="error")
     if isinstance(items, list) and items and not actions:
         diag(diags, "no-valid-actions", "$.actions", "no action could be read", "error")
     return actions
