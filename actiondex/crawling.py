@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.status import Status
 from sqlalchemy import Engine
-from sqlalchemy.exc import InterfaceError, OperationalError
 
 from actiondex import output
 from actiondex.runtime import StoreUnavailable, UserError, first_line, open_index, open_store
@@ -18,6 +17,7 @@ from crawler.guard import AddressPolicy, policy_from
 from crawler.run import run_crawl
 from crawler.targets import check_targets
 from registry.config import Settings
+from registry.db import DB_AWAY
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,6 @@ def read_targets(targets: list[str], file: Path | None) -> list[str]:
     return found
 
 
-# The database is away (down, restarting, connection killed), as opposed to a bug.
-DB_AWAY = (OperationalError, InterfaceError)
 
 
 class Refused(UserError):

@@ -9,7 +9,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 from scrapy.utils.defer import maybe_deferred_to_future
 from sqlalchemy import Engine
-from sqlalchemy.exc import InterfaceError, OperationalError
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
@@ -19,14 +18,11 @@ from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
-from registry.db import transaction
+from registry.db import DB_AWAY, transaction
 from registry.normalising import normalise_site
 from registry.service import promote_site
 
 logger = logging.getLogger(__name__)
-# The database is away (down, restarting, connection killed), as opposed to a bug: the site's
-# crawl is kept in the spool rather than lost.
-DB_AWAY = (OperationalError, InterfaceError)
 RETRY_AFTER = 1.0  # seconds before the one retry a lost connection gets
 
 

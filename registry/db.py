@@ -10,9 +10,14 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from registry.config import Settings
+
+# The database is away (down, restarting, connection killed), as opposed to a bug: callers
+# keep their work (the crawler spools a site) or say so in one line.
+DB_AWAY = (OperationalError, InterfaceError)
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
