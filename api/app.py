@@ -13,6 +13,7 @@ from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
+from api.web import install_web
 from registry.config import Settings, get_settings
 from registry.index import ActionIndex, vectors
 
@@ -52,4 +53,5 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
+    install_web(app)
     return app
