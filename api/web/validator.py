@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from typing import Annotated, Any
-from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.routes.validate import MAX_URL, body_report, fetch_flags, fetch_report, fetch_target
+from api.web.forms import read_form
 from api.web.render import page
 from registry.formats import MAX_BYTES
 
@@ -65,13 +65,9 @@ def _page(request: Request, form: dict[str, str], status: int = 200, problem: st
 
 async def _form(request: Request) -> dict[str, str] | None:
     """The form's three fields ("" when absent), or None past MAX_FORM bytes."""
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_FORM:
-            return None
-        chunks.append(chunk)
-    fields = parse_qs(b"".join(chunks).decode("utf-8", "replace"), keep_blank_values=True)
+    fields = await read_form(request, MAX_FORM)
+    if fields is None:
+        return None
     form = {name: (fields.get(name) or [""])[0] for name in ("manifest", "url", "origin")}
     if len(form["manifest"].encode()) > MAX_BYTES:
         return None
