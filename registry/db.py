@@ -18,6 +18,14 @@ from registry.config import Settings
 # The database is away (down, restarting, connection killed), as opposed to a bug: callers
 # keep their work (the crawler spools a site) or say so in one line.
 DB_AWAY = (OperationalError, InterfaceError)
+FIRST_LINE_MAX = 300
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception as one short line for people and logs: a database error by the driver's
+    own message (SQLAlchemy's wrapper adds the statement and a link), else its text."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return (text.splitlines() or [type(exc).__name__])[0][:FIRST_LINE_MAX]
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
