@@ -12,7 +12,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api.web import search, validator
+from api.web import pages, search, validator
 
 STATIC = "/static/web"
 
@@ -21,3 +21,4 @@ def install_web(app: FastAPI) -> None:
     app.mount(STATIC, StaticFiles(directory=Path(__file__).with_name("static")), name="web")
     app.include_router(search.router)
     app.include_router(validator.router)
+    app.include_router(pages.router)

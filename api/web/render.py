@@ -29,7 +29,8 @@ EFFECTS = {
 _env = Environment(loader=FileSystemLoader(Path(__file__).with_name("templates")),
                    autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                    lstrip_blocks=True)
-_env.globals.update(effects=EFFECTS, fields=shape.fields, field_names=shape.field_names)
+_env.globals.update(effects=EFFECTS, fields=shape.fields, field_names=shape.field_names,
+                    request_text=shape.request_text)
 _env.filters["cost"] = shape.cost_text
 
 

@@ -99,3 +99,13 @@ def cost_text(cost: Any) -> str:
         text, rest = "", cost
     extra = ", ".join(f"{k}: {v}" for k, v in rest.items())
     return f"{text} ({extra})" if text and extra else text or extra
+
+
+def request_text(planned: dict[str, Any]) -> str:
+    """A planned request as HTTP writes it: the request line, the headers, a blank line and
+    the body."""
+    lines = [f"{planned['method']} {planned['url']}"]
+    lines += [f"{name}: {value}" for name, value in (planned.get("headers") or {}).items()]
+    if planned.get("body") is not None:
+        lines += ["", str(planned["body"])]
+    return "\n".join(lines)
