@@ -78,7 +78,7 @@ def page(browser: object, tmp_path: Path, request: pytest.FixtureRequest) -> Ite
     context.close()
 
 
-def test_search_filter_and_validate(page: object, base: str) -> None:
+def test_search_filter_open_prepare_site_and_validate(page: object, base: str) -> None:
     shots = page.shots
     page.goto(base + "/")
     shots.take("home")
@@ -91,6 +91,25 @@ def test_search_filter_and_validate(page: object, base: str) -> None:
     assert results.count() >= 2
     assert "paperworks.example" in page.locator("ol.results").inner_text()
     shots.take("results")
+    results_url = page.url
+
+    page.get_by_role("link", name="Search the catalogue").click()
+    assert page.get_by_role("heading", level=1).inner_text() == "Search the catalogue"
+    table = page.get_by_role("table", name="The fields it takes")
+    assert "q" in table.inner_text() and "yes" in table.inner_text()  # required
+    page.get_by_label("q (required): string").fill("fountain pens")
+    page.get_by_role("button", name="Show the request").click()
+    planned = page.locator("#preview").inner_text()
+    assert "GET https://inkwell.example/api/search?q=fountain+pens" in planned
+    assert "not sent" in planned
+    shots.take("prepared-call")
+
+    page.get_by_role("link", name="inkwell.example").first.click()
+    assert page.get_by_role("heading", level=1).inner_text() == "Inkwell Stationers"
+    assert "https://inkwell.example/.well-known/agent-actions.json" in page.inner_text("main")
+    assert page.get_by_role("link", name="Place an order").count() == 1
+    shots.take("site")
+    page.goto(results_url)
 
     page.get_by_label("spend (spends money: needs your approval)").check()
     page.get_by_role("button", name="Search").click()
