@@ -21,6 +21,8 @@ from registry.search import MAX_OFFSET, FindQuery, find, first_problem
 
 PAGE = 10  # results on one page
 FIELDS = ("q", "effect", "site", "offset")  # what the form sends; the rest is ignored
+LABELS = {"q": "What do you want to do?", "effect": "Effect", "site": "Site",
+          "offset": "Page"}  # a refused field, as the page names it
 
 router = APIRouter(include_in_schema=False)
 
@@ -41,7 +43,8 @@ async def search_page(request: Request, index: IndexDep,
     form = {"q": (asked.get("q") or [""])[0], "effect": asked.get("effect", []),
             "site": (asked.get("site") or [""])[0]}
     context = {"title": "Search actions", "active": "search", "form": form, "all_effects": EFFECTS,
-               "problem": None, "found": None, "next_page": None, "offset": 0}
+               "problem": None, "found": None, "next_page": None, "previous_page": None,
+               "offset": 0}
     if "q" not in asked:
         return page(request, "search.html", **context)
     values = {"q": form["q"], "effect": form["effect"], "limit": PAGE,
@@ -50,7 +53,7 @@ async def search_page(request: Request, index: IndexDep,
         query = FindQuery.model_validate(values)
     except ValidationError as exc:
         field, message = first_problem(exc.errors())
-        context["problem"] = {"field": field, "message": message}
+        context["problem"] = {"field": LABELS.get(field, field), "message": message}
         return page(request, "search.html", 422, **context)
     run = functools.partial(find, index, query)
     found = await anyio.to_thread.run_sync(run, limiter=search_threads)
@@ -58,7 +61,14 @@ async def search_page(request: Request, index: IndexDep,
                    title=f"{query.q} - search actions")
     following = query.offset + PAGE
     if len(found.results) == PAGE and following <= MAX_OFFSET:
-        pairs = [("q", query.q), *(("effect", e) for e in query.effect),
-                 *(("site", s) for s in query.site), ("offset", str(following))]
-        context["next_page"] = "/?" + urlencode(pairs)
+        context["next_page"] = _link(query, following)
+    if query.offset:
+        context["previous_page"] = _link(query, max(0, query.offset - PAGE))
     return page(request, "search.html", **context)
+
+
+def _link(query: FindQuery, offset: int) -> str:
+    """The same search at another offset."""
+    pairs = [("q", query.q), *(("effect", e) for e in query.effect),
+             *(("site", s) for s in query.site)]
+    return "/?" + urlencode([*pairs, ("offset", str(offset))] if offset else pairs)

@@ -100,8 +100,10 @@ def test_the_form_works_without_javascript(client: TestClient) -> None:
 
 def test_further_pages_are_links(client: TestClient) -> None:
     html = client.get("/?q=search").text
-    assert "More results" not in html  # fewer than a page of results
-    assert client.get("/?q=search&offset=10").status_code == 200
+    assert "More results" not in html and "Earlier" not in html  # less than a page
+    later = client.get("/?q=search&offset=10").text
+    assert later.count("<li class=\"result\">") == 0
+    assert '<a href="/?q=search">Earlier results</a>' in later
 
 
 def test_the_pages_are_not_in_the_openapi_document(client: TestClient) -> None:
