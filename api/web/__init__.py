@@ -9,16 +9,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from api.web import pages, search, validator
+from api.web.render import page
 
 STATIC = "/static/web"
 
 
 def install_web(app: FastAPI) -> None:
+    app.add_exception_handler(pages.StoreAway, _store_away)
     app.mount(STATIC, StaticFiles(directory=Path(__file__).with_name("static")), name="web")
     app.include_router(search.router)
     app.include_router(validator.router)
     app.include_router(pages.router)
+
+
+async def _store_away(request: Request, exc: Exception) -> HTMLResponse:
+    return page(request, "error.html", 503, title="The registry is not answering",
+                message="Its database does not answer just now; try again in a minute.")

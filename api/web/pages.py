@@ -16,13 +16,17 @@ from starlette.concurrency import run_in_threadpool
 
 from api.web.forms import MAX_PREPARE_FORM, input_fields, read_form, to_input
 from api.web.render import not_found, page
-from registry.db import reading
+from registry.db import DB_AWAY, first_line, reading
 from registry.lookup import action_detail, flow_detail, site_detail
 from registry.prepare import PrepareError, prepare_call
 
 MAX_KEY = 300  # characters of an id or a host in a page's path; longer ones are unknown
 
 router = APIRouter(include_in_schema=False)
+
+
+class StoreAway(Exception):
+    """The database does not answer: the page says so (503) instead of a traceback."""
 
 
 async def _read(request: Request, lookup: Callable[[Session, str], Any], key: str) -> Any:
@@ -34,7 +38,10 @@ async def _read(request: Request, lookup: Callable[[Session, str], Any], key: st
         with reading(request.app.state.engine) as session:
             return lookup(session, key)
 
-    return await run_in_threadpool(run)
+    try:
+        return await run_in_threadpool(run)
+    except DB_AWAY as exc:
+        raise StoreAway(first_line(exc)) from exc
 
 
 @router.get("/view/actions/{action_id}", response_class=HTMLResponse)
@@ -59,14 +66,13 @@ async def prepare_preview(request: Request, action_id: str) -> HTMLResponse:
     try:
         planned = prepare_call(action, given)
     except PrepareError as exc:
-        return _action_page(request, action, fields, status=422, problems=exc.problems,
-                            given=given)
-    return _action_page(request, action, fields, planned=planned, given=given)
+        return _action_page(request, action, fields, status=422, problems=exc.problems)
+    return _action_page(request, action, fields, planned=planned)
 
 
 def _action_page(request: Request, action: dict[str, Any], fields: list[Any],
                  status: int = 200, **preview: Any) -> HTMLResponse:
-    context = {"planned": None, "problems": None, "given": None} | preview
+    context = {"planned": None, "problems": None} | preview
     return page(request, "action.html", status, title=action["title"], action=action,
                 form_fields=fields, **context)
 

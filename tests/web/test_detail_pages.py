@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from api.app import create_app
+from registry.config import Settings
+from registry.db import make_engine
 from registry.schemas import stable_id
 from tests.web.conftest import SCRIPT
 
@@ -115,3 +119,15 @@ def test_a_hostile_site_reaches_its_pages_as_text(client: TestClient) -> None:
         assert "&lt;script&gt;" in html, url
     preview = client.post(f"/view/actions/{STEAL}/prepare", data={"victim": SCRIPT}).text
     assert SCRIPT not in preview and "&lt;script&gt;" in preview
+
+
+def test_a_store_that_does_not_answer_is_a_503_page(tmp_path: Path) -> None:
+    away = make_engine(Settings(data_dir=tmp_path,
+                                database_url="postgresql://postgres@127.0.0.1:1/none"))
+    app = create_app(Settings(data_dir=tmp_path), engine=away)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        for url in (f"/view/actions/{CART}", "/view/sites/shop.example"):
+            response = client.get(url)
+            assert response.status_code == 503, url
+            assert "The registry is not answering" in response.text
+            assert "Traceback" not in response.text and "127.0.0.1:1" not in response.text
