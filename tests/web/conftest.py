@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from api.app import create_app
 from registry.config import Settings
+from registry.crawl_state import finish_run, start_run
 from registry.db import migrate, transaction
 from registry.index import ActionIndex
 from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
@@ -46,6 +47,9 @@ def bakery(session: object) -> None:
              "gift": {"type": "boolean"},
              "address": {"type": "object", "properties": {"city": {"type": "string"}}}}}},
     ], name="Bakery")
+    run = start_run(session, "crawl", ["https://bakery.example/"])  # type: ignore[arg-type]
+    finish_run(session, run, {"sites": 1, "site_errors": {  # type: ignore[arg-type]
+        "bakery.example": ["robots-unavailable"]}})
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

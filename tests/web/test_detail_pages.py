@@ -99,6 +99,8 @@ def test_a_site_page_lists_actions_flows_documents_and_diagnostics(client: TestC
     assert "https://shop.example/.well-known/agent-actions.json" in html
     assert "No crawl run is recorded" in html
     assert client.get("/view/sites/SHOP.example").status_code == 200  # as users name it
+    crawled = client.get("/view/sites/bakery.example").text
+    assert "(crawl, finished)" in crawled and "<code>robots-unavailable</code>" in crawled
 
 
 def test_unknown_ids_and_hosts_are_an_html_404(client: TestClient) -> None:
