@@ -44,7 +44,7 @@ async def search_page(request: Request, index: IndexDep,
             "site": (asked.get("site") or [""])[0]}
     context = {"title": "Search actions", "active": "search", "form": form, "all_effects": EFFECTS,
                "problem": None, "found": None, "next_page": None, "previous_page": None,
-               "offset": 0}
+               "offset": 0, "as_json": None}
     if "q" not in asked:
         return page(request, "search.html", **context)
     values = {"q": form["q"], "effect": form["effect"], "limit": PAGE,
@@ -57,8 +57,8 @@ async def search_page(request: Request, index: IndexDep,
         return page(request, "search.html", 422, **context)
     run = functools.partial(find, index, query)
     found = await anyio.to_thread.run_sync(run, limiter=search_threads)
-    context.update(found=found, offset=query.offset,
-                   title=f"{query.q} - search actions")
+    context.update(found=found, offset=query.offset, title=f"{query.q} - search actions",
+                   as_json=_link(query, query.offset, "/find"))
     following = query.offset + PAGE
     if len(found.results) == PAGE and following <= MAX_OFFSET:
         context["next_page"] = _link(query, following)
@@ -67,8 +67,9 @@ async def search_page(request: Request, index: IndexDep,
     return page(request, "search.html", **context)
 
 
-def _link(query: FindQuery, offset: int) -> str:
-    """The same search at another offset."""
+def _link(query: FindQuery, offset: int, path: str = "/") -> str:
+    """The same search at another offset (on /find: as JSON, for agents)."""
     pairs = [("q", query.q), *(("effect", e) for e in query.effect),
              *(("site", s) for s in query.site)]
-    return "/?" + urlencode([*pairs, ("offset", str(offset))] if offset else pairs)
+    pairs += [("limit", str(PAGE))] if path != "/" else []
+    return f"{path}?" + urlencode([*pairs, ("offset", str(offset))] if offset else pairs)

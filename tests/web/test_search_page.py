@@ -40,6 +40,13 @@ def test_results_show_site_action_effect_method_endpoint_inputs_and_cost(
     assert "none stated" in html  # no cost given
 
 
+def test_the_results_link_to_the_same_search_as_json(client: TestClient) -> None:
+    html = client.get("/?q=add+to+cart&effect=write").text
+    link = html.split('as JSON: <a href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+    assert link == "/find?q=add+to+cart&effect=write&limit=10"
+    assert client.get(link).json()["results"][0]["name"] == "add_to_cart"
+
+
 def test_an_effect_filter_keeps_only_that_effect(client: TestClient) -> None:
     every = client.get("/?q=search").text
     assert "searchProducts" in every
