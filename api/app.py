@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
+from sqlalchemy import Engine
 
 from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.ratelimit import RateLimit
-from api.routes import find, health, validate
+from api.routes import ard, find, health, validate
 from registry.config import Settings, get_settings
+from registry.db import make_engine
 from registry.index import ActionIndex, vectors
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
@@ -29,14 +31,18 @@ DESCRIPTION = (
     '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
-def create_app(settings: Settings | None = None, index: ActionIndex | None = None) -> FastAPI:
-    """Build the app; without ``index``, the lifespan opens the one under settings.index_path."""
+def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
+               engine: Engine | None = None) -> FastAPI:
+    """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
+    without ``engine``, one on settings.db_url."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if app.state.index is None:
             app.state.index = ActionIndex.open(settings.index_path)
+        if app.state.engine is None:
+            app.state.engine = make_engine(settings)
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
         await anyio.to_thread.run_sync(vectors.load)
@@ -46,10 +52,13 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.index = index
+    app.state.engine = engine
     install_error_handlers(app)
     install_docs(app)
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
+    app.include_router(ard.router)
+    app.include_router(ard.well_known)
     return app

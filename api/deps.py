@@ -1,11 +1,13 @@
-"""Request dependencies: the index and settings the app was created with."""
+"""Request dependencies: the index, the database and settings the app was created with."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated
 
 import anyio
 from fastapi import Depends, Request
+from sqlalchemy.orm import Session
 
 from registry.index import ActionIndex
 
@@ -23,3 +25,12 @@ async def get_search_threads(request: Request) -> anyio.CapacityLimiter:
 
 
 SearchThreadsDep = Annotated[anyio.CapacityLimiter, Depends(get_search_threads)]
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """A read-only unit of work per request: the API never writes (DESIGN.md)."""
+    with Session(request.app.state.engine) as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
