@@ -48,6 +48,11 @@ def _base(request: Request) -> str:
     return str(request.base_url)
 
 
+def _registry(request: Request) -> str:
+    """Where this registry's ARD API is: the base URL of /ard."""
+    return _base(request) + router.prefix.lstrip("/")
+
+
 def _answer(call: Any, *args: Any) -> Any:
     """``call(*args)``, with the registry's refusals as ARD errors."""
     try:
@@ -68,7 +73,7 @@ def search(body: SearchRequest, index: IndexDep, session: SessionDep,
     def run() -> dict[str, Any]:
         found = match.clauses(query.filter, query.context)
         page = service.search_entries(index, session, query.text, found, body.pageSize,
-                                      body.pageToken, _base(request))
+                                      body.pageToken, _base(request), _registry(request))
         return page | ({"referrals": []} if body.federation == "referrals" else {})
 
     return _answer(run)
@@ -136,7 +141,7 @@ def catalog(request: Request) -> dict[str, Any]:
                 "identifier": f"urn:air:{host.lower()}:registry:actiondex",
                 "displayName": "actiondex: the actions websites offer agents",
                 "type": terms.REGISTRY_TYPE,
-                "url": base + "ard",
+                "url": _registry(request),
                 "description": "An open, crawler-built registry of the actions websites offer "
                                "AI agents, and of the ARD entries their catalogs list.",
                 "capabilities": ["search", "retrieve", "explore", "list"],

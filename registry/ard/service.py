@@ -98,6 +98,8 @@ def candidates(index: ActionIndex, session: Session, text: str, found: list[matc
     for offset in range(0, WINDOW, MAX_LIMIT):
         page = search(index, first.model_copy(update={"offset": offset}))
         for hit in page.hits:
+            if hit.kind != "action":  # flows are not ARD entries (yet): see the README
+                continue
             fact = entries.facts(json.loads(hit.payload))
             it = entries.item(fact, sites(fact["site"]), base_url)
             if it.identifier in seen or not match.matches(it, rest):
@@ -110,7 +112,8 @@ def candidates(index: ActionIndex, session: Session, text: str, found: list[matc
 
 
 def search_entries(index: ActionIndex, session: Session, text: str, found: list[match.Clause],
-                   size: int, token: str | None, base_url: str) -> dict[str, Any]:
+                   size: int, token: str | None, base_url: str, source: str) -> dict[str, Any]:
+    """One page of results; ``source`` is this registry's ARD base URL."""
     start = int(token or 0)
     page: list[dict[str, Any]] = []
     more = False
@@ -119,7 +122,7 @@ def search_entries(index: ActionIndex, session: Session, text: str, found: list[
             more = True
             break
         if n >= start:
-            page.append({**it.entry, "score": value, "source": base_url + "ard"})
+            page.append({**it.entry, "score": value, "source": source})
     body: dict[str, Any] = {"results": page}
     if more:
         body["pageToken"] = str(start + size)
