@@ -15,7 +15,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from api.deps import IndexDep, SessionDep
-from api.errors import ard_error
+from api.errors import ard_error, error_responses
 from registry.ard import listing, match, service, terms
 from registry.ard.model import (
     IDENTIFIER_PATTERN,
@@ -33,7 +33,10 @@ from registry.ard.model import (
 from registry.formats import ard as ard_format
 
 CACHE = "public, max-age=300"
-STATUS = {400: "Malformed request (`INVALID_ARGUMENT`)", 404: "No such entry (`NOT_FOUND`)",
+STATUS: dict[int | str, str] = {
+          400: "Malformed request (`INVALID_ARGUMENT`)", 404: "No such entry (`NOT_FOUND`)",
+          # Declared so FastAPI documents no 422 of its own: a bad body or parameter is a 400.
+          "4XX": "Any other client error, in the same shape",
           429: "Too many requests (`RATE_LIMIT_EXCEEDED`)",
           500: "Something went wrong on our side (`INTERNAL_ERROR`)"}
 router = APIRouter(prefix="/ard", tags=["ARD registry"])
@@ -41,7 +44,8 @@ well_known = APIRouter(tags=["ARD registry"])
 
 
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    return {s: {"model": ArdError, "description": STATUS[s]} for s in (*statuses, 429, 500)}
+    return {s: {"model": ArdError, "description": STATUS[s]}
+            for s in (*statuses, 429, "4XX", 500)}
 
 
 def _base(request: Request) -> str:
@@ -92,11 +96,13 @@ def explore(body: ExploreRequest, index: IndexDep, session: SessionDep,
 def list_agents(
     session: SessionDep,
     request: Request,
-    filter: Annotated[str | None, Query(max_length=1000, description=(
+    filter: Annotated[str | None, Query(max_length=1000, pattern=listing.FILTER_PATTERN,
+                                        description=(
         "`field = 'a,b' AND field = 'c'`: `type`, `publisherId`, `displayName` (contains, any "
         "case), `createdAfter`/`updatedAfter` (`> 'ISO 8601'`), our terms (`effect`, "
         "`method`, `format`, `site`, `auth`) or any term path"))] = None,
-    orderBy: Annotated[str | None, Query(max_length=200, description=(
+    orderBy: Annotated[str | None, Query(max_length=200, pattern=listing.ORDER_PATTERN,
+                                         description=(
         "`identifier` (default), `displayName`, `createdAt` or `updatedAt`, each with ASC or "
         "DESC; comma-separated"))] = None,
     pageSize: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = LIST_PAGE_SIZE,
@@ -150,5 +156,5 @@ def catalog(request: Request) -> dict[str, Any]:
 
 
 for _path in ard_format.PATHS:
-    well_known.add_api_route(_path, catalog, methods=["GET"], responses=_errors(),
+    well_known.add_api_route(_path, catalog, methods=["GET"], responses=error_responses(429, 500),
                              summary="This registry as an ARD catalog")

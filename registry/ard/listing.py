@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, false, func, select
 from sqlalchemy.orm import Session
 
 from registry.ard import entries, match
@@ -30,11 +30,21 @@ from registry.models import ActionRow, Document, Site
 BATCH, MAX_SCAN, MAX_EXPLORE = 500, 5_000, 200_000
 _COLUMNS = {"effect": ActionRow.effect, "method": ActionRow.method, "auth": ActionRow.auth,
             "format": Document.format, "site": Site.host}
-_ORDER = {"displayname": (ActionRow.title,), "identifier": (Site.host, ActionRow.name),
-          "name": (ActionRow.title,), "updatedat": (Document.fetched_at,),
-          "createdat": (Site.created_at,), "created_at": (Site.created_at,)}
-_CLAUSE = re.compile(r"^\s*([^\s=<>!:]{1,200})\s*(=|:|>=|>)\s*(.*?)\s*$")
-_DATES = {"createdafter": Site.created_at, "updatedafter": Document.fetched_at}
+_ORDER = {"displayName": (ActionRow.title,), "identifier": (Site.host, ActionRow.name),
+          "updatedAt": (Document.fetched_at,), "createdAt": (Site.created_at,)}
+_DATES = {"createdAfter": Site.created_at, "updatedAfter": Document.fetched_at}
+# The grammars, as patterns the OpenAPI document shows: a List request that matches them is
+# always answered (a date that is no date matches nothing), one that does not is a 400.
+# Whitespace spelled out, as in registry.search.contract: ECMA's \s is not Python's.
+_S, _NOT_S = r"[ \t\n\r\f\v]", r"""[^ \t\n\r\f\v'"]"""
+_KEY = "[A-Za-z0-9_.:@/#-]{1,200}"
+_VALUE = f"""(?:'[^']{{0,512}}'|"[^"]{{0,512}}"|{_NOT_S}{{1,512}})"""
+_CLAUSE = f"(?:(?:createdAfter|updatedAfter){_S}*>=?|{_KEY}{_S}*=){_S}*{_VALUE}"
+_AND = f"{_S}+(?:AND|and){_S}+"
+FILTER_PATTERN = f"^{_S}*{_CLAUSE}(?:{_AND}{_CLAUSE})*{_S}*$"
+_FIELD = f"(?:{'|'.join(_ORDER)})(?:{_S}+(?:ASC|DESC|asc|desc))?"
+ORDER_PATTERN = f"^{_S}*{_FIELD}(?:{_S}*,{_S}*{_FIELD})*{_S}*$"
+_PARTS = re.compile(f"({_KEY}){_S}*(>=?|=){_S}*({_VALUE})")
 
 
 def _rows(conditions: list[Any]) -> Select[Any]:
@@ -57,46 +67,45 @@ def in_sql(found: list[match.Clause]) -> tuple[list[Any], list[match.Clause]]:
 
 def expression(text: str | None) -> tuple[list[Any], list[match.Clause], str | None]:
     """(SQL conditions, clauses left, displayName wanted) of a List filter expression."""
+    if text is None:
+        return [], [], None
+    if not re.fullmatch(FILTER_PATTERN, text):
+        raise Invalid("cannot read the filter: write field = 'value' AND field = 'a,b'")
     conditions: list[Any] = []
     found, name = [], None
-    for part in re.split(r"\s+AND\s+", text or "", flags=re.IGNORECASE) if text else []:
-        parsed = _CLAUSE.match(part)
-        if parsed is None:
-            raise Invalid(f"cannot read the filter clause {part[:80]!r}: write field = 'value'")
-        key, op, value = parsed.groups()
-        value = value.strip("'\"")
-        if key.lower() in _DATES:
-            conditions.append(_DATES[key.lower()] > _date(value))
-        elif op not in ("=", ":"):
-            raise Invalid(f"{key[:80]}: only = compares (> is for createdAfter, updatedAfter)")
-        elif key.lower() == "displayname":
+    for key, _, quoted in _PARTS.findall(text):
+        value = quoted[1:-1] if quoted[:1] in ("'", '"') else quoted
+        if key in _DATES:
+            moment = _date(value)
+            conditions.append(_DATES[key] > moment if moment else false())
+        elif key == "displayName":
             name = value.lower()
         else:
-            key = "publisher" if key.lower() == "publisherid" else key
             values = [v.strip() for v in value.split(",") if v.strip()]
-            found += match.clauses({key: values})
+            found += match.clauses({"publisher" if key == "publisherId" else key: values},
+                                   bounded=False)
     sql, rest = in_sql(found)
     return conditions + sql, rest, name
 
 
-def _date(value: str) -> datetime:
+def _date(value: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise Invalid(f"{value[:40]!r} is no ISO 8601 date") from exc
-    return moment.replace(tzinfo=None) if moment.tzinfo else moment  # stored as naive UTC
+    except ValueError:
+        return None
+    # Stored as naive UTC.
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def order(text: str | None) -> list[Any]:
+    if text is not None and not re.fullmatch(ORDER_PATTERN, text):
+        raise Invalid(f"cannot order by {text[:80]!r}: use {', '.join(_ORDER)}, each with "
+                      "ASC or DESC, separated by commas")
     columns: list[Any] = []
     for part in (text or "identifier").split(","):
-        words = part.split()
-        if not words or len(words) > 2 or words[0].lower() not in _ORDER or (
-                len(words) == 2 and words[1].upper() not in ("ASC", "DESC")):
-            raise Invalid(f"cannot order by {part.strip()[:80]!r}: use displayName, "
-                          "identifier, createdAt or updatedAt, with ASC or DESC")
-        down = len(words) == 2 and words[1].upper() == "DESC"
-        columns += [c.desc() if down else c.asc() for c in _ORDER[words[0].lower()]]
+        field, *direction = part.split()  # the pattern allows only ASCII spaces
+        down = direction == ["DESC"] or direction == ["desc"]
+        columns += [c.desc() if down else c.asc() for c in _ORDER[field]]
     return [*columns, ActionRow.id.asc()]
 
 
@@ -149,11 +158,12 @@ def list_entries(session: Session, filter_text: str | None, order_by: str | None
 def facets(items: Iterator[Item], wanted: list[Any], context: Any) -> dict[str, Any]:
     """``{field: {buckets, otherCount}}`` over ``items`` for each requested facet."""
     prefixes = match.query_prefixes(context)
-    paths = [(f, *match.resolve(f.field, prefixes)) for f in wanted]
+    paths = [(f, *match.resolve(f.field, prefixes), match.unbound(f.field, prefixes))
+             for f in wanted]
     counts: dict[str, Counter[str]] = {f.field: Counter() for f in wanted}
     for it in items:
-        for facet, iri, rest in paths:
-            counts[facet.field].update(set(match.values_at(it, iri, rest)))
+        for facet, iri, rest, literal in paths:
+            counts[facet.field].update(set(match.values_at(it, iri, rest, literal)))
     found: dict[str, Any] = {}
     for facet in wanted:
         ranked = sorted(((v, c) for v, c in counts[facet.field].items()

@@ -34,6 +34,7 @@ class Clause:
     iri: str  # its first segment's IRI
     rest: tuple[str, ...]  # the literal path below it
     values: frozenset[str]
+    literal: str | None = None  # a prefixed key whose prefix the query did not bind
 
     @property
     def fact(self) -> str | None:
@@ -57,21 +58,32 @@ def resolve(key: str, prefixes: dict[str, str]) -> tuple[str, tuple[str, ...]]:
     return terms.term_iri(head, prefixes), tuple(rest)
 
 
-def clauses(filters: dict[str, Any] | None, context: Any = None) -> list[Clause]:
-    """The clauses of a query's ``filter`` (values: a string or a list of strings)."""
+def unbound(key: str, prefixes: dict[str, str]) -> str | None:
+    """``wx:region`` when the query binds no ``wx``: then it matches an entry's ``wx:region``
+    by name, whatever the entry binds ``wx`` to (List's expression has no ``@context``)."""
+    head = key.split(".")[0]
+    prefix, sep, _ = head.partition(":")
+    return head if sep and "://" not in key and prefix not in prefixes else None
+
+
+def clauses(filters: dict[str, Any] | None, context: Any = None,
+            bounded: bool = True) -> list[Clause]:
+    """The clauses of a query's ``filter`` (values: a string or a list of strings). Unbounded
+    for List's filter expression, whose length bounds it."""
     filters = filters or {}
-    if len(filters) > MAX_KEYS:
+    if bounded and len(filters) > MAX_KEYS:
         raise FilterError(f"a filter has at most {MAX_KEYS} keys")
     prefixes = query_prefixes(context)
     found = []
     for key, raw in filters.items():
         values = raw if isinstance(raw, list) else [raw]
-        if len(values) > MAX_VALUES or not all(isinstance(v, str) and len(v) <= MAX_VALUE_CHARS
-                                               for v in values):
+        if (bounded and len(values) > MAX_VALUES) or not all(
+                isinstance(v, str) and len(v) <= MAX_VALUE_CHARS for v in values):
             raise FilterError(f"filter {key[:MAX_KEY_CHARS]!r}: at most {MAX_VALUES} strings "
                               f"of at most {MAX_VALUE_CHARS} characters")
         iri, rest = resolve(key, prefixes)
-        found.append(Clause(key, iri, rest, frozenset(_spelled(iri, rest, values))))
+        found.append(Clause(key, iri, rest, frozenset(_spelled(iri, rest, values)),
+                            unbound(key, prefixes)))
     return found
 
 
@@ -88,11 +100,13 @@ def _spelled(iri: str, rest: tuple[str, ...], values: list[str]) -> Iterator[str
 
 
 def matches(item: Item, found: list[Clause]) -> bool:
-    return all(any(v in clause.values for v in values_at(item, clause.iri, clause.rest))
+    return all(any(v in clause.values
+                   for v in values_at(item, clause.iri, clause.rest, clause.literal))
                for clause in found)
 
 
-def values_at(item: Item, iri: str, rest: tuple[str, ...] = ()) -> list[str]:
+def values_at(item: Item, iri: str, rest: tuple[str, ...] = (),
+              literal: str | None = None) -> list[str]:
     """The item's values of a term (and path below it), as strings."""
     name = iri.removeprefix(terms.ACTIONDEX_NS)
     if name != iri and not rest and name in FACT_TERMS:
@@ -104,8 +118,8 @@ def values_at(item: Item, iri: str, rest: tuple[str, ...] = ()) -> list[str]:
         media = terms.media_type(item.entry.get("type"))
         return [media] if media else []
     prefixes = terms.context_prefixes(item.entry.get("@context"))
-    tops = [v for k, v in item.entry.items()
-            if isinstance(k, str) and not k.startswith("@") and terms.term_iri(k, prefixes) == iri]
+    tops = [v for k, v in item.entry.items() if isinstance(k, str) and not k.startswith("@")
+            and (k == literal or terms.term_iri(k, prefixes) == iri)]
     return [_text(v) for top in tops for v in _walk(top, rest) if not isinstance(v, dict)]
 
 

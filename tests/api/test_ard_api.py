@@ -146,10 +146,14 @@ def test_list_filters_orders_and_pages(client: TestClient) -> None:
     by_name = [e["displayName"] for e in listed(orderBy="displayName DESC", pageSize=100)["items"]]
     assert by_name == sorted(by_name, reverse=True)
     assert listed(filter="updatedAfter > '2999-01-01T00:00:00Z'")["items"] == []
+    assert len(listed(filter="createdAfter > '2001-01-01'")["items"]) == everything["total"]
+    assert listed(filter="createdAfter > 'yesterday'")["items"] == []  # no date: no match
+    namespaced = listed(filter="wx:region = 'us-east' AND tags = \"weather,x\"")
+    assert ids(namespaced, "items") == [FORECAST]
 
 
 @pytest.mark.parametrize("params", [{"filter": "type ~ 'x'"}, {"orderBy": "score"},
-                                    {"filter": "createdAfter > 'yesterday'"},
+                                    {"filter": "effect > 'read'"}, {"orderBy": "identifier UP"},
                                     {"pageSize": 101}, {"pageToken": "abc"}])
 def test_list_refuses(client: TestClient, params: dict[str, Any]) -> None:
     response = client.get("/ard/agents", params=params)
