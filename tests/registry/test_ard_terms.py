@@ -28,7 +28,8 @@ def test_identifiers(written: object, expected: str | None) -> None:
     ("application/a2a-agent-card", "application/a2a-agent-card+json"),
     ("application/mcp-server+json", "application/mcp-server-card+json"),
     ("application/ai-catalog", "application/ai-catalog+json"),
-    ('text/markdown;profile="urn:air:agent-skills"', 'text/markdown; profile="urn:air:agent-skills"'),
+    ('text/markdown;profile="urn:air:agent-skills"',
+     'text/markdown; profile="urn:air:agent-skills"'),
     ("not a type", None), (None, None),
 ])
 def test_media_types(written: object, expected: str | None) -> None:
