@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import sys
 import threading
+import time
 
 import uvicorn
 from sqlalchemy import Engine
@@ -12,6 +14,7 @@ from sqlalchemy import Engine
 from actiondex import output
 from actiondex.runtime import UserError, open_index
 from api.app import create_app
+from api.observe import ACCESS
 from registry.config import Settings
 from registry.db import transaction
 from registry.index import ActionIndex
@@ -48,8 +51,22 @@ def follow_store(index: ActionIndex, engine: Engine, stop: threading.Event) -> N
             output.info(f"index sync failed, retrying: {exc}")
 
 
+def log_access(enabled: bool) -> None:
+    """The access log (api.observe) to stderr, a line per request with its UTC time."""
+    if not enabled:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    formatter = logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%SZ")
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
+    ACCESS.addHandler(handler)
+    ACCESS.setLevel(logging.INFO)
+    ACCESS.propagate = False
+
+
 def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     check_port_free(host, port)
+    log_access(settings.access_log)
     index = open_index(settings, engine)
     stop = threading.Event()
     follower = threading.Thread(target=follow_store, args=(index, engine, stop), daemon=True)

@@ -10,12 +10,17 @@ import anyio
 from fastapi import FastAPI
 from sqlalchemy import Engine
 
+from api.cors import ReadCors
 from api.docs import install_docs
 from api.errors import install_error_handlers
+from api.head import HeadAsGet
+from api.metrics import StoreCollector, new_registry
+from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
 from api.routes import ard, find, health, validate
 from registry.config import Settings, get_settings
-from registry.db import make_engine
+from registry.crawl_state import last_run
+from registry.db import make_engine, reading
 from registry.index import ActionIndex, vectors
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
@@ -34,31 +39,48 @@ DESCRIPTION = (
 def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
                engine: Engine | None = None) -> FastAPI:
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
-    without ``engine``, one on settings.db_url."""
+    and without ``engine`` it makes one from settings (connecting only when first asked)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if app.state.index is None:
             app.state.index = ActionIndex.open(settings.index_path)
-        if app.state.engine is None:
-            app.state.engine = make_engine(settings)
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
         await anyio.to_thread.run_sync(vectors.load)
         yield
+        if owned:
+            app.state.engine.dispose()
 
     app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
+    owned = engine is None
     app.state.settings = settings
     app.state.index = index
-    app.state.engine = engine
+    app.state.engine = engine if engine is not None else make_engine(settings)
     install_error_handlers(app)
     install_docs(app)
-    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    install_observers(app, settings)
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
     app.include_router(ard.router)
     app.include_router(ard.well_known)
     return app
+
+
+def install_observers(app: FastAPI, settings: Settings) -> None:
+    """Middleware, outermost last: Observe sees every answer (429s included) and times it;
+    HEAD runs as GET; CORS for the read routes; then the rate limit."""
+    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    app.add_middleware(ReadCors, origins=settings.cors_origins)
+    app.add_middleware(HeadAsGet)
+    registry = app.state.metrics_registry = new_registry()
+
+    def latest_run() -> dict | None:
+        with reading(app.state.engine) as session:
+            return last_run(session)
+
+    registry.register(StoreCollector(lambda: app.state.index, latest_run))
+    app.add_middleware(Observe, metrics=RequestMetrics(registry), access_log=settings.access_log)

@@ -9,6 +9,7 @@ import anyio
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from registry.db import reading
 from registry.index import ActionIndex
 
 
@@ -28,8 +29,8 @@ SearchThreadsDep = Annotated[anyio.CapacityLimiter, Depends(get_search_threads)]
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    """A read-only unit of work per request: the API never writes (DESIGN.md)."""
-    with Session(request.app.state.engine) as session:
+    """A session that only reads (registry.db.reading): the API never writes (DESIGN.md)."""
+    with reading(request.app.state.engine) as session:
         yield session
 
 

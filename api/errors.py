@@ -74,9 +74,12 @@ def ard_error(status: int, message: str, headers: Mapping[str, str] | None = Non
                         headers=headers)
 
 
-def _under_ard(request: Request) -> bool:
-    path = request.url.path
+def under_ard(path: str) -> bool:
     return path == ARD_PREFIX or path.startswith(ARD_PREFIX + "/")
+
+
+def _under_ard(request: Request) -> bool:
+    return under_ard(request.url.path)
 
 
 async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

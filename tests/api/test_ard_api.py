@@ -209,3 +209,12 @@ def test_the_registry_describes_itself(client: TestClient, path: str) -> None:
     assert entry["type"] == "application/ai-registry+json"
     assert entry["url"] == "http://testserver/ard"
     assert entry["identifier"] == "urn:air:testserver:registry:actiondex"
+
+
+def test_too_many_requests_is_said_the_ard_way(session: Session, tmp_path: Path) -> None:
+    with ard_client(session, tmp_path, rate_limit=0.001, rate_burst=1) as limited:
+        assert limited.get("/ard/agents").status_code == 200
+        refused = limited.get("/ard/agents")
+        assert refused.status_code == 429 and "retry-after" in refused.headers
+        assert refused.json()["errorCode"] == "RATE_LIMIT_EXCEEDED"
+        assert "error" in limited.get("/find", params={"q": "cart"}).json()

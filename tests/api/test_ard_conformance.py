@@ -45,14 +45,15 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
            "ACTIONDEX_RATE_LIMIT": "0"}
     command = [sys.executable, "-m", "actiondex", "serve", "--port", str(port)]
-    with subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE) as server:
+    # stderr to a file: a pipe nobody reads would stop the server once the access log fills it
+    log = data_dir / "serve.log"
+    with log.open("wb") as sink, subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                                  stderr=sink) as server:
         base = f"http://127.0.0.1:{port}/"
         try:
             deadline = time.monotonic() + 60
             while not _answers(base + "healthz"):
-                assert server.poll() is None and time.monotonic() < deadline, (
-                    server.stderr.read() if server.stderr else "")
+                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
                 time.sleep(0.2)
             yield base
         finally:

@@ -46,12 +46,12 @@ def ard_store(session: Session) -> None:
 
 
 @contextmanager
-def ard_client(session: Session, tmp_path: Path) -> Iterator[TestClient]:
+def ard_client(session: Session, tmp_path: Path, **settings: Any) -> Iterator[TestClient]:
     """A client of the app over ``ard_store``, reading through ``session``."""
     ard_store(session)
     index = ActionIndex.open(tmp_path / "index")
     index.sync(session)
-    app = create_app(Settings(data_dir=tmp_path), index=index)
+    app = create_app(Settings(data_dir=tmp_path, **settings), index=index)
     app.dependency_overrides[get_session] = lambda: session
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
