@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.find_bench import cache_file, percentiles, stored
 from bench.synthetic import queries
-from registry.ard import listing, match, service
+from registry.ard import explore, listing, match, service
 from registry.ard.model import ExploreRequest
 from registry.config import Settings
 from registry.db import make_engine, transaction
@@ -64,10 +64,10 @@ def run(n: int, cache: Path | None) -> list[str]:
                     session, None, None, 20, str(n // 2), BASE), range(5)),
                 "  filter per item": timed(lambda _: listing.list_entries(
                     session, "tags = 'none'", None, 20, None, BASE), range(3)),
-                "POST /ard/explore text": timed(lambda q: listing.explore(
+                "POST /ard/explore text": timed(lambda q: explore.explore(
                     index, session, ExploreRequest.model_validate(
                         {"query": {"text": q}, **FACETS}), BASE), qs[:10]),
-                "  whole store": timed(lambda _: listing.explore(
+                "  whole store": timed(lambda _: explore.explore(
                     index, session, ExploreRequest.model_validate(FACETS), BASE), range(1)),
             }
         engine.dispose()

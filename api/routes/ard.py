@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, Response
 from api.deps import IndexDep, SessionDep
 from api.errors import ard_error, error_responses
 from registry.ard import listing, match, service, terms
+from registry.ard.explore import explore as explore_facets
 from registry.ard.model import (
     IDENTIFIER_PATTERN,
     LIST_PAGE_SIZE,
@@ -89,7 +90,7 @@ def explore(body: ExploreRequest, index: IndexDep, session: SessionDep,
     """Facet counts (`type`, `publisher`, `effect`, `format` or any term path) over the
     entries matching the query: Search's matched set when there is `text`, else the whole
     registry (up to 200,000 entries)."""
-    return _answer(listing.explore, index, session, body, _base(request))
+    return _answer(explore_facets, index, session, body, _base(request))
 
 
 @router.get("/agents", response_model=ListResponse, responses=_errors(400))

@@ -1,34 +1,30 @@
-"""List and Explore (ARD sections 5.3.5, 5.3.3): deterministic scans of the store.
+"""List (ARD section 5.3.5): a deterministic scan of the store.
 
 List reads Appendix A's filter expression (``type = 'a,b' AND publisherId = 'x'``: AND across
 fields, commas OR within one; any filter key of Search also works, with ``=``), ordered by
 ``orderBy``. Our terms (effect, method, format, auth, site), ``createdAfter`` and
 ``updatedAfter`` filter in SQL; the others are applied per item, reading at most MAX_SCAN
-rows a request (a page may then come back short, with a ``pageToken`` to go on). Explore
-counts facets over a query's matched set: with ``text``, Search's window; without, the whole
-store up to MAX_EXPLORE rows (the README says what that costs).
+rows a request (a page may then come back short, with a ``pageToken`` to go on). ``scan``
+is shared with Explore (registry.ard.explore).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, false, func, select
+from sqlalchemy import false, func, select
 from sqlalchemy.orm import Session
 
 from registry.ard import entries, match
 from registry.ard.entries import Item
-from registry.ard.model import ExploreRequest
-from registry.ard.service import Invalid, Sites, candidates, row_fact
-from registry.index import ActionIndex
+from registry.ard.service import Invalid, Sites, row_fact, rows
 from registry.models import ActionRow, Document, Site
 
-BATCH, MAX_SCAN, MAX_EXPLORE = 500, 5_000, 200_000
-_COLUMNS = {"effect": ActionRow.effect, "method": ActionRow.method, "auth": ActionRow.auth,
+BATCH, MAX_SCAN = 500, 5_000
+COLUMNS = {"effect": ActionRow.effect, "method": ActionRow.method, "auth": ActionRow.auth,
             "format": Document.format, "site": Site.host}
 _ORDER = {"displayName": (ActionRow.title,), "identifier": (Site.host, ActionRow.name),
           "updatedAt": (Document.fetched_at,), "createdAt": (Site.created_at,)}
@@ -47,17 +43,11 @@ ORDER_PATTERN = f"^{_S}*{_FIELD}(?:{_S}*,{_S}*{_FIELD})*{_S}*$"
 _PARTS = re.compile(f"({_KEY}){_S}*(>=?|=){_S}*({_VALUE})")
 
 
-def _rows(conditions: list[Any]) -> Select[Any]:
-    return (select(ActionRow, Site.host, Document.url, Document.format)
-            .join(Site, Site.id == ActionRow.site_id)
-            .join(Document, Document.id == ActionRow.document_id).where(*conditions))
-
-
 def in_sql(found: list[match.Clause]) -> tuple[list[Any], list[match.Clause]]:
     """SQL conditions for the clauses on our stored terms, and the clauses left."""
     conditions, rest = [], []
     for clause in found:
-        column = _COLUMNS.get(clause.fact or "")
+        column = COLUMNS.get(clause.fact or "")
         if column is None:
             rest.append(clause)
         else:
@@ -113,20 +103,15 @@ def scan(session: Session, conditions: list[Any], rest: list[match.Clause], name
          ordering: list[Any], start: int, limit: int, base_url: str
          ) -> Iterator[tuple[int, Item | None]]:
     """(rows read so far, the row's item if it matches, else None) from row ``start`` on,
-    ``limit`` rows at most."""
+    ``limit`` rows at most: one query, streamed."""
     sites = Sites(session)
-    query = _rows(conditions).order_by(*ordering)
-    for offset in range(start, start + limit, BATCH):
-        rows = session.execute(query.offset(offset).limit(min(BATCH, start + limit - offset))
-                               ).all()
-        for n, row in enumerate(rows, offset + 1):
-            fact = row_fact(*row)
-            it = entries.item(fact, sites(fact["site"]), base_url)
-            label = str(it.entry.get("displayName", "")).lower()
-            ok = match.matches(it, rest) and (name is None or name in label)
-            yield n, it if ok else None
-        if len(rows) < BATCH:
-            return
+    query = rows(conditions).order_by(*ordering).offset(start).limit(limit)
+    for n, row in enumerate(session.execute(query).yield_per(BATCH), start + 1):
+        fact = row_fact(row)
+        it = entries.item(fact, sites(fact["site"]), base_url)
+        label = str(it.entry.get("displayName", "")).lower()
+        ok = match.matches(it, rest) and (name is None or name in label)
+        yield n, it if ok else None
 
 
 def list_entries(session: Session, filter_text: str | None, order_by: str | None, size: int,
@@ -144,56 +129,12 @@ def list_entries(session: Session, filter_text: str | None, order_by: str | None
             if len(items) == size:
                 break
     # More rows past the last one read: a next page (it may hold no match).
-    more = session.execute(_rows(conditions).order_by(*ordering).offset(read).limit(1)
+    more = session.execute(rows(conditions).order_by(*ordering).offset(read).limit(1)
                            ).first() is not None
     body: dict[str, Any] = {"items": items}
     if not rest and name is None:
         body["total"] = session.scalar(select(func.count()).select_from(
-            _rows(conditions).subquery()))
+            rows(conditions).subquery()))
     if more:
         body["pageToken"] = str(read)
     return body
-
-
-def facets(items: Iterator[Item], wanted: list[Any], context: Any) -> dict[str, Any]:
-    """``{field: {buckets, otherCount}}`` over ``items`` for each requested facet."""
-    prefixes = match.query_prefixes(context)
-    paths = [(f, *match.resolve(f.field, prefixes), match.unbound(f.field, prefixes))
-             for f in wanted]
-    counts: dict[str, Counter[str]] = {f.field: Counter() for f in wanted}
-    for it in items:
-        for facet, iri, rest, literal in paths:
-            counts[facet.field].update(set(match.values_at(it, iri, rest, literal)))
-    found: dict[str, Any] = {}
-    for facet in wanted:
-        ranked = sorted(((v, c) for v, c in counts[facet.field].items()
-                         if c >= facet.minCount), key=lambda vc: (-vc[1], vc[0]))
-        result: dict[str, Any] = {"buckets": [{"value": v, "count": c}
-                                              for v, c in ranked[:facet.limit]]}
-        if len(ranked) > facet.limit:
-            result["otherCount"] = sum(c for _, c in ranked[facet.limit:])
-        found[facet.field] = result
-    return found
-
-
-def explore(index: ActionIndex, session: Session, request: ExploreRequest,
-            base_url: str) -> dict[str, Any]:
-    query = request.query
-    found = match.clauses(query.filter, query.context) if query else []
-    if query is not None and query.text:
-        items = (it for it, _ in candidates(index, session, query.text, found, base_url))
-    else:
-        conditions, rest = in_sql(found)
-        items = (it for _, it in scan(session, conditions, rest, None, [ActionRow.id], 0,
-                                      MAX_EXPLORE, base_url) if it is not None)
-    context = query.context if query else None
-    return {"resultType": "facets",
-            "facets": facets(_once(items), request.resultType.facets, context)}
-
-
-def _once(items: Iterator[Item]) -> Iterator[Item]:
-    seen: set[str] = set()
-    for it in items:
-        if it.identifier not in seen:
-            seen.add(it.identifier)
-            yield it

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import or_, select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
 from registry.ard import entries, match, terms
@@ -149,20 +149,29 @@ def retrieve(session: Session, urn: str, base_url: str) -> dict[str, Any]:
     raise NotFound(urn)
 
 
+# What an entry needs of an action row: columns only (a row's index text and payload are
+# large, and an ORM object per row cost List and Explore most of their time).
+ROW = (ActionRow.id, ActionRow.name, ActionRow.title, ActionRow.description, ActionRow.effect,
+       ActionRow.method, ActionRow.type, ActionRow.endpoint, ActionRow.auth, Site.host,
+       Document.url, Document.format)
+
+
+def rows(conditions: list[Any]) -> Select[Any]:
+    """The actions (with their site and document) matching ``conditions``."""
+    return (select(*ROW).join(Site, Site.id == ActionRow.site_id)
+            .join(Document, Document.id == ActionRow.document_id).where(*conditions))
+
+
 def action_fact(session: Session, host: str, name: str) -> dict[str, Any] | None:
-    row = session.execute(
-        select(ActionRow, Site.host, Document.url, Document.format)
-        .join(Site, Site.id == ActionRow.site_id).join(Document, Document.id ==
-                                                       ActionRow.document_id)
-        .where(Site.host == host, ActionRow.name == name).order_by(ActionRow.id).limit(1)
-    ).first()
-    return None if row is None else row_fact(*row)
+    row = session.execute(rows([Site.host == host, ActionRow.name == name])
+                          .order_by(ActionRow.id).limit(1)).first()
+    return None if row is None else row_fact(row)
 
 
-def row_fact(action: ActionRow, host: str, url: str, fmt: str | None) -> dict[str, Any]:
-    return entries.facts({"id": action.id, "site": host, "name": action.name,
-                          "title": action.title, "description": action.description,
-                          "effect": action.effect, "method": action.method,
-                          "type": action.type, "endpoint": action.endpoint,
-                          "auth": action.auth, "source": {"url": url, "format": fmt}})
-
+def row_fact(row: Any) -> dict[str, Any]:
+    """The facts of one row of ``rows``."""
+    return entries.facts({"id": row.id, "site": row.host, "name": row.name,
+                          "title": row.title, "description": row.description,
+                          "effect": row.effect, "method": row.method, "type": row.type,
+                          "endpoint": row.endpoint, "auth": row.auth,
+                          "source": {"url": row.url, "format": row.format}})
