@@ -104,8 +104,8 @@ def list_agents(
         "`method`, `format`, `site`, `auth`) or any term path"))] = None,
     orderBy: Annotated[str | None, Query(max_length=200, pattern=listing.ORDER_PATTERN,
                                          description=(
-        "`identifier` (default), `displayName`, `createdAt` or `updatedAt`, each with ASC or "
-        "DESC; comma-separated"))] = None,
+        "`identifier`, `displayName`, `createdAt` or `updatedAt`, each with ASC or DESC; "
+        "comma-separated. Default: the order entries were stored in"))] = None,
     pageSize: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = LIST_PAGE_SIZE,
     pageToken: Annotated[str | None, Query(pattern=TOKEN_PATTERN)] = None,
 ) -> Any:

@@ -92,11 +92,11 @@ def order(text: str | None) -> list[Any]:
         raise Invalid(f"cannot order by {text[:80]!r}: use {', '.join(_ORDER)}, each with "
                       "ASC or DESC, separated by commas")
     columns: list[Any] = []
-    for part in (text or "identifier").split(","):
+    for part in (text or "").split(",") if text else []:
         field, *direction = part.split()  # the pattern allows only ASCII spaces
         down = direction == ["DESC"] or direction == ["desc"]
         columns += [c.desc() if down else c.asc() for c in _ORDER[field]]
-    return [*columns, ActionRow.id.asc()]
+    return [*columns, ActionRow.id.asc()]  # by default, the order actions were stored in
 
 
 def scan(session: Session, conditions: list[Any], rest: list[match.Clause], name: str | None,
@@ -120,21 +120,19 @@ def list_entries(session: Session, filter_text: str | None, order_by: str | None
     ordering, start = order(order_by), int(token or 0)
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
-    read = start
-    for n, it in scan(session, conditions, rest, name, ordering, start, MAX_SCAN, base_url):
+    read, more = start, False
+    for n, it in scan(session, conditions, rest, name, ordering, start, MAX_SCAN + 1, base_url):
+        if len(items) == size or n > start + MAX_SCAN:
+            more = True  # a row past the page, or past the rows one request reads
+            break
         read = n
         if it is not None and it.identifier not in seen:
             seen.add(it.identifier)
             items.append(it.entry)
-            if len(items) == size:
-                break
-    # More rows past the last one read: a next page (it may hold no match).
-    more = session.execute(rows(conditions).order_by(*ordering).offset(read).limit(1)
-                           ).first() is not None
     body: dict[str, Any] = {"items": items}
     if not rest and name is None:
-        body["total"] = session.scalar(select(func.count()).select_from(
-            rows(conditions).subquery()))
+        counted = rows(conditions).subquery() if conditions else ActionRow
+        body["total"] = session.scalar(select(func.count()).select_from(counted))
     if more:
         body["pageToken"] = str(read)
     return body

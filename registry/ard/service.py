@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from registry.ard import entries, match, terms
 from registry.ard.entries import Item
 from registry.ard.published import SiteEntries, site_entries
+from registry.formats import ard as ard_format
 from registry.index import ActionIndex
 from registry.models import ActionRow, Document, Site
 from registry.schemas import AUTHS, EFFECTS
@@ -37,6 +38,9 @@ _PUSHED = {"effect": ("effect", set(EFFECTS).__contains__),
            "auth": ("auth", set(AUTHS).__contains__),
            "method": ("method", _TOKEN), "format": ("format", _TOKEN),
            "actionType": ("type", _TOKEN), "site": ("site", _HOST)}
+
+
+NONE = SiteEntries()
 
 
 class NotFound(LookupError):
@@ -73,12 +77,18 @@ def find_query(text: str, found: list[match.Clause]) -> tuple[dict[str, Any] | N
 
 
 class Sites:
-    """Publisher entries per host, read once per request."""
+    """Publisher entries per host, read once per request; hosts without an ARD document (most)
+    are known from one query up front and cost nothing more."""
 
     def __init__(self, session: Session) -> None:
         self.session, self.seen = session, dict[str, SiteEntries]()
+        self.publishing = set(session.scalars(
+            select(Site.host).join(Document, Document.site_id == Site.id)
+            .where(Document.format == ard_format.NAME).distinct()))
 
     def __call__(self, host: str) -> SiteEntries:
+        if host not in self.publishing:
+            return NONE
         if host not in self.seen:
             self.seen[host] = site_entries(self.session, host)
         return self.seen[host]
