@@ -19,7 +19,7 @@ from bench.synthetic import queries
 from registry.ard import explore, listing, match, service
 from registry.ard.model import ExploreRequest
 from registry.config import Settings
-from registry.db import make_engine, transaction
+from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.search import FindQuery, page_json, search
 
@@ -43,6 +43,7 @@ def run(n: int, cache: Path | None) -> list[str]:
         settings = Settings(data_dir=Path(tmp), database_url=url)
         stored(settings, n, cache)
         engine = make_engine(settings)
+        migrate(engine)  # a cached store may predate a migration (0005: documents.format)
         with transaction(engine) as session:
             ActionIndex.rebuild(settings.index_path, session)
         index = ActionIndex.open(settings.index_path)

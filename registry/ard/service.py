@@ -28,7 +28,7 @@ from registry.schemas import AUTHS, EFFECTS
 from registry.search import MAX_LIMIT, MAX_OFFSET, FindQuery, first_problem, search
 from registry.search.contract import HOST_PATTERN, TOKEN_PATTERN
 
-WINDOW = MAX_OFFSET + MAX_LIMIT  # candidates one query can reach
+WINDOW = MAX_OFFSET + MAX_LIMIT  # candidates one query can reach (in pages of MAX_LIMIT)
 # score = 100 * s / (s + HALF): a BM25 score of HALF maps to 50. Typical scores of a good
 # match on our index run 8-40 (two or three query words met in name and description).
 HALF = 10.0
@@ -95,17 +95,20 @@ class Sites:
 
 
 def candidates(index: ActionIndex, session: Session, text: str, found: list[match.Clause],
-               base_url: str) -> Iterator[tuple[Item, int]]:
-    """(item, score) in rank order: the query's matched set, duplicates left out."""
+               base_url: str, want: int = WINDOW) -> Iterator[tuple[Item, int]]:
+    """(item, score) in rank order: the query's matched set, duplicates left out. ``want``:
+    the page size the caller reads in, so a page costs no more hits than it needs when every
+    filter is the index's."""
     try:
         args, rest = find_query(text, found)
         if args is None:
             return
-        first = FindQuery(**args, limit=MAX_LIMIT)
+        step = MAX_LIMIT if rest else max(1, min(MAX_LIMIT, want))
+        first = FindQuery(**args, limit=step)
     except ValidationError as exc:
         raise Invalid("; ".join(first_problem(exc.errors()))) from exc
     sites, seen, floor = Sites(session), set(), 100
-    for offset in range(0, WINDOW, MAX_LIMIT):
+    for offset in range(0, MAX_OFFSET + 1, step):
         page = search(index, first.model_copy(update={"offset": offset}))
         for hit in page.hits:
             if hit.kind != "action":  # flows are not ARD entries (yet): see the README
@@ -117,7 +120,7 @@ def candidates(index: ActionIndex, session: Session, text: str, found: list[matc
             seen.add(it.identifier)
             floor = min(floor, score(hit.score))
             yield it, floor
-        if len(page.hits) < MAX_LIMIT:
+        if len(page.hits) < step:
             return
 
 
@@ -127,7 +130,10 @@ def search_entries(index: ActionIndex, session: Session, text: str, found: list[
     start = int(token or 0)
     page: list[dict[str, Any]] = []
     more = False
-    for n, (it, value) in enumerate(candidates(index, session, text, found, base_url)):
+    # The hits are read in pages of the page size (plus one, to know there is more): the
+    # same for every page of one size, so per-site grouping orders them the same each time.
+    for n, (it, value) in enumerate(candidates(index, session, text, found, base_url,
+                                               size + 1)):
         if n >= start + size:
             more = True
             break
