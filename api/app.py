@@ -17,7 +17,7 @@ from api.head import HeadAsGet
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
-from api.routes import find, health, validate
+from api.routes import ard, find, health, validate
 from api.web import install_web
 from registry.config import Settings, get_settings
 from registry.crawl_state import last_run
@@ -66,6 +66,8 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
+    app.include_router(ard.router)
+    app.include_router(ard.well_known)
     install_web(app)
     return app
 

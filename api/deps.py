@@ -1,12 +1,15 @@
-"""Request dependencies: the index and settings the app was created with."""
+"""Request dependencies: the index, the database and settings the app was created with."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated
 
 import anyio
 from fastapi import Depends, Request
+from sqlalchemy.orm import Session
 
+from registry.db import reading
 from registry.index import ActionIndex
 
 
@@ -23,3 +26,12 @@ async def get_search_threads(request: Request) -> anyio.CapacityLimiter:
 
 
 SearchThreadsDep = Annotated[anyio.CapacityLimiter, Depends(get_search_threads)]
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """A session that only reads (registry.db.reading): the API never writes (DESIGN.md)."""
+    with reading(request.app.state.engine) as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]

@@ -3,6 +3,9 @@
 Validation -> 422 ``invalid-parameter`` naming the parameter; unknown route -> 404
 ``not-found``; wrong method -> 405 ``method-not-allowed``; anything unexpected -> 500
 ``internal-error`` with no traceback in the body (the server still logs it).
+
+Under /ard the ARD spec's shape applies instead (Appendix B): ``{"errorCode", "message"}``,
+with a validation error as 400 ``INVALID_ARGUMENT``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed"}
+ARD_PREFIX = "/ard"
+ARD_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
+             405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMIT_EXCEEDED", 500: "INTERNAL_ERROR",
+             501: "UNIMPLEMENTED"}
 # What each status means on our routes, for the OpenAPI document.
 STATUS_TEXT = {
     413: "The body is too large (`too-large`)",
@@ -59,24 +66,47 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+def ard_error(status: int, message: str, headers: Mapping[str, str] | None = None
+              ) -> JSONResponse:
+    """An error under /ard: ``{"errorCode", "message"}``."""
+    code = ARD_CODES.get(status, "INVALID_ARGUMENT" if status < 500 else "INTERNAL_ERROR")
+    return JSONResponse({"errorCode": code, "message": message}, status_code=status,
+                        headers=headers)
+
+
+def under_ard(path: str) -> bool:
+    return path == ARD_PREFIX or path.startswith(ARD_PREFIX + "/")
+
+
+def _under_ard(request: Request) -> bool:
+    return under_ard(request.url.path)
+
+
+async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
     errors = exc.errors()
     first = errors[0] if errors else {}
     loc = [str(part) for part in first.get("loc", ())]
     # loc is ("query", "limit") or ("query", "effect", 0): the parameter name is the second part.
     field = loc[1] if len(loc) > 1 else (loc[0] if loc else None)
     message = str(first.get("msg", "invalid parameter")).removeprefix("Value error, ")
+    if _under_ard(request):
+        where = ".".join(str(part) for part in loc[1:]) or "request"
+        return ard_error(400, f"{where}: {message}")
     return error_response(422, "invalid-parameter", message, field)
 
 
-async def _http(_: Request, exc: HTTPException) -> JSONResponse:
+async def _http(request: Request, exc: HTTPException) -> JSONResponse:
     code = HTTP_CODES.get(exc.status_code, "http-error")
     message = exc.detail if isinstance(exc.detail, str) else code
+    if _under_ard(request):
+        return ard_error(exc.status_code, message, headers=exc.headers)
     return error_response(exc.status_code, code, message, headers=exc.headers)
 
 
-async def _unexpected(_: Request, __: Exception) -> JSONResponse:
+async def _unexpected(request: Request, __: Exception) -> JSONResponse:
     # Starlette re-raises after sending this, so the traceback reaches the server log only.
+    if _under_ard(request):
+        return ard_error(500, "internal server error")
     return error_response(500, "internal-error", "internal server error")
 
 

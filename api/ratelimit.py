@@ -14,7 +14,7 @@ import math
 import time
 from typing import Any
 
-from api.errors import error_response
+from api.errors import ard_error, error_response, under_ard
 
 MAX_CLIENTS = 100_000  # buckets kept; idle ones are forgotten first past this
 EXEMPT = frozenset({"/healthz"})
@@ -37,10 +37,10 @@ class RateLimit:
             await self.app(scope, receive, send)
             return
         retry = max(1, math.ceil(wait))
-        response = error_response(
-            429, "rate-limited",
-            f"more than {self.rate:g} requests a second from {client}; retry in {retry} s",
-            headers={"Retry-After": str(retry)})
+        message = f"more than {self.rate:g} requests a second from {client}; retry in {retry} s"
+        headers = {"Retry-After": str(retry)}
+        response = (ard_error(429, message, headers) if under_ard(scope["path"])
+                    else error_response(429, "rate-limited", message, headers=headers))
         await response(scope, receive, send)
 
     def take(self, client: str, now: float) -> float:

@@ -18,7 +18,7 @@ from crawler.links import header_links, html_links, pick_pages
 from crawler.responses import response_is_html, to_document
 from crawler.sitemaps import MAX_DEPTH, SitemapError, parse_sitemap
 from crawler.sitestate import MAX_SITEMAP_FILES, SiteState, fingerprint
-from registry.formats import references_cross_hosts, well_known_paths
+from registry.formats import legacy_paths, references_cross_hosts, well_known_paths
 from registry.normalising import normalise_alone
 from registry.schemas import RawDocument
 
@@ -31,7 +31,11 @@ Follow = list[Request | None]
 class Discovery:
     def __init__(self, spider: SiteSpider) -> None:
         self.spider = spider
-        self.paths = [p for p in well_known_paths() if p != "/"]
+        # A predecessor path (ARD's ai-catalog.json) is asked for only when its successor is
+        # missing: a site serving both would list every entry twice.
+        self.legacy = legacy_paths()
+        self.paths = [p for p in well_known_paths() if p != "/" and p not in
+                      self.legacy.values()]
 
     def _get(self, site: SiteState, url: str, kind: str, **meta: Any) -> Request | None:
         return self.spider.request(site, url, kind, **meta)
@@ -39,6 +43,8 @@ class Discovery:
     def start(self, site: SiteState) -> Follow:
         origin, robots = site.crawl.origin, site.robots
         follow = [self._get(site, origin + path, "manifest") for path in self.paths]
+        follow += [r for path in self.paths if site.memory.missing(origin + path)
+                   for r in self.instead_of_missing(site, origin + path)]
         follow.append(self._get(site, origin + "/", "page"))
         follow += [self._get(site, u, "manifest") for u in self._local(site, robots.agentmaps)]
         maps = self._local(site, robots.sitemaps) or [origin + "/sitemap.xml"]
@@ -46,6 +52,12 @@ class Discovery:
         follow += [self._sitemap(site, u, "schemamap", 1)
                    for u in self._local(site, robots.schemamaps)]
         return follow
+
+    def instead_of_missing(self, site: SiteState, url: str) -> Follow:
+        """The predecessor of a well-known path that answered 404 (or did within a day)."""
+        path = url.removeprefix(site.crawl.origin)
+        old = self.legacy.get(path) if path != url else None
+        return [self._get(site, site.crawl.origin + old, "manifest")] if old else []
 
     def _local(self, site: SiteState, urls: list[str], base: str | None = None) -> list[str]:
         """Absolute URLs on the site's own origin (sitemaps.org's single-host rule)."""

@@ -1,8 +1,8 @@
 """Where a page or a response points at more machine-readable documents, and which pages to read.
 
 ``<link rel=...>`` tags and HTTP ``Link`` headers (RFC 8288) with the relations that lead to
-actions: ``describedby`` (JSON-LD), ``ai-catalog`` (ARD), ``api-catalog`` (RFC 9727) and
-``service-desc`` (an OpenAPI description).
+actions: ``describedby`` (JSON-LD), ``ard`` and its predecessor ``ai-catalog`` (ARD),
+``api-catalog`` (RFC 9727) and ``service-desc`` (an OpenAPI description).
 """
 
 from __future__ import annotations

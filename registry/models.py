@@ -64,7 +64,7 @@ class Document(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     site_id: Mapped[int] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"), index=True)
     url: Mapped[str] = mapped_column(String(2048))
-    format: Mapped[str | None] = mapped_column(String(64))
+    format: Mapped[str | None] = mapped_column(String(64), index=True)  # ARD asks by format
     status: Mapped[int]
     content_hash: Mapped[str | None] = mapped_column(String(64))
     raw: Mapped[bytes | None] = mapped_column(LargeBinary)

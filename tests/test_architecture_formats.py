@@ -75,7 +75,7 @@ def test_facts_come_from_the_modules() -> None:
     assert published_path("notes.json") == "/notes.json" and published_path("") == "/"
     assert names_a_manifest("https://x.example/specs/swagger.yaml?v=2")
     assert not names_a_manifest("https://x.example/blog/agents")
-    assert link_relations() == {"describedby", "ai-catalog", "api-catalog", "service-desc"}
+    assert link_relations() == {"describedby", "ard", "ai-catalog", "api-catalog", "service-desc"}
 
 
 def test_which_formats_reference_across_hosts_is_each_module_s_word() -> None:

@@ -131,6 +131,7 @@ class SiteSpider(Spider):
         elif code == "not-found" and kind in _REMEMBERED:
             site.memory.remember_missing(request.url)
             site.note(request.url, code, message, status)
+            follow = self.discovery.instead_of_missing(site, request.url)
         elif kind != "reference" or code != "not-found":
             site.note(request.url, code, message, status)
         yield from self._follow(site, [r for r in follow if r is not None])

@@ -11,6 +11,7 @@ and, where the format has them, these facts (absent means the default):
 
     CROSS_HOST_REFERENCES = False  True: the documents it references may live on other hosts
     LINK_RELS: tuple[str, ...]     <link rel> / Link header relations that point at it
+    LEGACY_PATHS: dict[str, str]   path -> its predecessor, asked only when the path is missing
     FILE_NAME: re.Pattern | None   names its documents go by besides its PATHS' file names
     site_url(data) -> str | None   the site (URL or bare host) a document names for itself
 
@@ -54,9 +55,9 @@ from registry.schemas import Diagnostic, Manifest, RawDocument
 from registry.urls import site_of
 
 __all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "MAX_RESOLVED",
-           "NORMALISER_VERSION", "PAGE_FORMAT", "Resolve", "link_relations", "named_site",
-           "names_a_manifest", "normalise", "published_path", "references_cross_hosts", "sniff",
-           "well_known_names", "well_known_paths"]
+           "NORMALISER_VERSION", "PAGE_FORMAT", "Resolve", "legacy_paths", "link_relations",
+           "named_site", "names_a_manifest", "normalise", "published_path",
+           "references_cross_hosts", "sniff", "well_known_names", "well_known_paths"]
 
 NORMALISER_VERSION = 3  # 3: leonting fields as output, Wildcard effects by name, A-label hosts
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
@@ -103,6 +104,13 @@ def references_cross_hosts(format_name: str) -> bool:
     (an ai-plugin's ``api.url``, a Wildcard agents.json's OpenAPI sources)."""
     return any(getattr(module, "CROSS_HOST_REFERENCES", False)
                for module in FORMATS if format_name == module.NAME)
+
+
+def legacy_paths() -> dict[str, str]:
+    """Well-known path -> the predecessor path a crawler asks for only when it is missing
+    (ARD's ``ard.json`` -> ``ai-catalog.json``)."""
+    return {path: old for module in FORMATS
+            for path, old in getattr(module, "LEGACY_PATHS", {}).items()}
 
 
 def link_relations() -> frozenset[str]:

@@ -1,8 +1,14 @@
 """ARD / AI Catalog manifests (``{"specVersion": "1.0", "host", "entries": [...]}``).
 
-Specs: ../shared/specs/ard/ard.md (Agentic Resource Discovery, section 4) and
-https://github.com/Agent-Card/ai-catalog. Served at ``/.well-known/ard.json`` and (legacy)
-``/.well-known/ai-catalog.json``. Every entry (an A2A card, an MCP server card, a dataset...)
+Specs: ../shared/specs/ard/ard.md (Agentic Resource Discovery v0.91, sections 4 and 5.1) and
+https://github.com/Agent-Card/ai-catalog. Served at ``/.well-known/ard.json``, named by
+``<link rel="ard">`` and robots ``Agentmap:``; the predecessor path
+``/.well-known/ai-catalog.json`` (and ``rel="ai-catalog"``) is read only when ``ard.json`` is
+missing (LEGACY_PATHS). A document with only ``entries`` is enough, when its entries look like
+ARD entries (an identifier or a media type, and a ``url`` or ``data``). Entries are JSON-LD
+nodes: the registry re-reads them as written (registry.ard.published), namespaced terms and
+all; here ``urn:ai:`` identifiers count as ``urn:air:`` and media types are compared in one
+spelling (registry.ard.terms). Every entry (an A2A card, an MCP server card, a dataset...)
 becomes one action pointing at its ``url``; the url is also listed as a reference so the
 crawler reads the card itself. Nested catalogs (``application/ai-catalog+json`` entries, or
 ``data`` holding ``entries``) are read through ``refs``, a few levels deep; an A2A or MCP
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from registry.ard import terms
 from registry.effects import infer_effect
 from registry.formats import a2a, mcp
 from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
@@ -25,15 +32,39 @@ from registry.urls import absolute, same_origin
 
 NAME = "ard"
 PATHS = ("/.well-known/ard.json", "/.well-known/ai-catalog.json")
-LINK_RELS = ("ai-catalog",)
+LINK_RELS = ("ard", "ai-catalog")
+LEGACY_PATHS = {"/.well-known/ard.json": "/.well-known/ai-catalog.json"}  # asked if it is missing
 CROSS_HOST_REFERENCES = True  # entries point at cards on the agents' own hosts
 MAX_ENTRIES, MAX_NESTING = 256, 3
-CATALOG_TYPE = "application/ai-catalog+json"
+CATALOG_TYPE = terms.CATALOG_TYPE
 
 
 def matches(data: Any) -> bool:
-    return (isinstance(data, dict) and isinstance(data.get("entries"), list)
-            and bool({"specVersion", "host"} & data.keys()))
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        return False
+    return bool({"specVersion", "host"} & data.keys()) or any(
+        _looks_like_entry(e) for e in data["entries"][:8])
+
+
+def _looks_like_entry(entry: Any) -> bool:
+    return (isinstance(entry, dict) and ("url" in entry or "data" in entry)
+            and (terms.identifier(entry.get("identifier")) is not None
+                 or terms.media_type(entry.get("type", entry.get("mediaType"))) is not None))
+
+
+def is_catalog(entry: dict[str, Any]) -> bool:
+    """A nested catalog: its type says so, or its ``data`` holds ``entries``."""
+    media = terms.media_type(entry.get("type", entry.get("mediaType")))
+    return media == CATALOG_TYPE or "entries" in as_dict(entry.get("data"))
+
+
+def entry_name(entry: dict[str, Any]) -> str:
+    """The action name an entry is stored under: its identifier's last segment, else its
+    displayName, made a machine name; "" when it has neither."""
+    identifier = entry.get("identifier") if isinstance(entry.get("identifier"), str) else ""
+    label = entry.get("displayName") if isinstance(entry.get("displayName"), str) else ""
+    raw = identifier.rsplit(":", 1)[-1] or label
+    return safe_name(raw) if raw else ""
 
 
 def to_manifest(data: dict[str, Any], url: str, site: str,
@@ -56,9 +87,8 @@ def _entries(catalog: dict[str, Any], path: str, url: str, site: str, refs: Refe
             continue
         if not _publisher_ok(entry.get("identifier"), site, where, diags):
             continue
-        media = entry.get("type", entry.get("mediaType"))
         nested = as_dict(entry.get("data"))
-        if media == CATALOG_TYPE or "entries" in nested:
+        if is_catalog(entry):
             if depth >= MAX_NESTING:
                 diag(diags, "depth-limit", where, "catalogs nested too deep; entry skipped")
                 continue
@@ -83,8 +113,9 @@ def _inline_card(data: dict[str, Any], url: str, site: str) -> list[Action]:
 
 
 def _publisher_ok(identifier: Any, site: str, path: str, diags: Diagnostics) -> bool:
-    parts = identifier.split(":") if isinstance(identifier, str) else []
-    if len(parts) < 4 or parts[:2] != ["urn", "air"] or not parts[2]:
+    urn = terms.identifier(identifier)
+    parts = urn.split(":") if urn else []
+    if len(parts) < 4:
         diag(diags, "invalid-identifier", f"{path}.identifier",
              "identifier is not urn:air:<publisher>:<name>", "warning",
              f"use urn:air:{site}:<namespace>:<name>")
@@ -100,13 +131,11 @@ def _publisher_ok(identifier: Any, site: str, path: str, diags: Diagnostics) -> 
 
 def _action(entry: dict[str, Any], url: str, refs: References, path: str,
             diags: Diagnostics) -> Action | None:
-    identifier = entry.get("identifier") if isinstance(entry.get("identifier"), str) else ""
     label = entry.get("displayName") if isinstance(entry.get("displayName"), str) else ""
-    raw = identifier.rsplit(":", 1)[-1] or label
-    if not raw:
+    name = entry_name(entry)
+    if not name:
         diag(diags, "action-skipped", path, "an entry needs an identifier or displayName")
         return None
-    name = safe_name(raw)
     endpoint = absolute(entry.get("url"), url)
     if endpoint:
         refs.add(endpoint)
