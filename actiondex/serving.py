@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 from actiondex import output
 from actiondex.runtime import UserError, open_index
 from api.app import create_app
+from api.mcp.http import for_listener
 from registry.config import Settings
 from registry.db import transaction
 from registry.index import ActionIndex
@@ -58,7 +59,7 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
                 "Ctrl-C stops)")
     sys.setswitchinterval(GIL_SWITCH_S)
     try:
-        uvicorn.run(create_app(settings, index=index), host=host, port=port,
+        uvicorn.run(create_app(for_listener(settings, host), index=index), host=host, port=port,
                     log_level="warning", access_log=False)
     finally:
         stop.set()

@@ -8,9 +8,12 @@ from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from api.docs import install_docs
 from api.errors import install_error_handlers
+from api.mcp import build_server
+from api.mcp import http as mcp_http
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
 from registry.config import Settings, get_settings
@@ -32,6 +35,7 @@ DESCRIPTION = (
 def create_app(settings: Settings | None = None, index: ActionIndex | None = None) -> FastAPI:
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path."""
     settings = settings or get_settings()
+    mcp = mcp_http.Endpoint(build_server(lambda: app.state), settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -40,7 +44,8 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
         await anyio.to_thread.run_sync(vectors.load)
-        yield
+        async with mcp.running():
+            yield
 
     app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
@@ -52,4 +57,6 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
+    # A plain route: the SDK answers every method on it, and /openapi.json leaves it out.
+    app.router.routes.append(Route(mcp_http.PATH, mcp))
     return app
