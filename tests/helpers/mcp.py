@@ -1,0 +1,160 @@
+"""MCP tests: a store of two ingested shops, `actiondex serve` and `actiondex mcp` over it,
+and the checks both transports must pass, made with the SDK's own client."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.helpers.cli import run
+from tests.helpers.paths import FIXTURES
+
+TOOLS = {"find_action"}
+EFFECTS = ("read", "write", "send", "spend", "delete")
+
+
+def ingest_shops(data_dir: Path, db_url: str = "") -> None:
+    """Inkwell Stationers (tests/fixtures/ingest/shop) and Paperworks (.../checkout)."""
+    if db_url:
+        assert run(data_dir, "migrate", db_url=db_url).returncode == 0
+    for shop in ("shop", "checkout"):
+        proc = run(data_dir, "ingest", str(FIXTURES / "ingest" / shop), db_url=db_url)
+        assert proc.returncode == 0, proc.stderr
+
+
+def env_for(data_dir: Path, db_url: str = "", **extra: str) -> dict[str, str]:
+    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url,
+           "ACTIONDEX_RATE_LIMIT": "0", **extra}
+    env.pop("ACTIONDEX_DEBUG", None)
+    return env
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(data_dir: Path, host: str = "127.0.0.1", **extra: str) -> Iterator[str]:
+    """`actiondex serve --host HOST` on a free port; yields its base URL."""
+    port = free_port(host)
+    command = [sys.executable, "-m", "actiondex", "serve", "--host", host, "--port", str(port)]
+    with subprocess.Popen(command, env=env_for(data_dir, **extra), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE) as server:
+        base = f"http://{host}:{port}"
+        try:
+            _wait_for(f"{base}/healthz", server)
+            yield base
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def _wait_for(url: str, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        try:
+            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer in 60 s")
+
+
+def stdio_server(data_dir: Path, db_url: str = "") -> StdioServerParameters:
+    """How the SDK's stdio client starts `actiondex mcp`."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "actiondex", "mcp"],
+                                 env=env_for(data_dir, db_url))
+
+
+async def check_tool_list(client: Client) -> None:
+    """Every tool: read-only annotations, an input and an output schema, and a description
+    that says what each effect means."""
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.annotations is not None
+        assert (tool.annotations.read_only_hint, tool.annotations.destructive_hint,
+                tool.annotations.idempotent_hint, tool.annotations.open_world_hint) == (
+            True, False, True, False), tool.name
+        assert tool.input_schema["type"] == "object" and tool.input_schema["properties"]
+        assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
+        for effect in EFFECTS:
+            assert f"`{effect}`" in (tool.description or ""), (tool.name, effect)
+        assert "needs_approval" in (tool.description or "")
+    find = tools["find_action"].input_schema
+    assert find["required"] == ["query"]
+    # GET /find's bounds, from the same FindQuery
+    assert (find["properties"]["query"]["minLength"], find["properties"]["query"]["maxLength"]) \
+        == (1, 512)
+    assert (find["properties"]["limit"]["minimum"], find["properties"]["limit"]["maximum"],
+            find["properties"]["limit"]["default"]) == (1, 50, 10)
+    assert find["properties"]["effect"]["items"]["enum"] == list(EFFECTS)
+    assert find["properties"]["effect"]["maxItems"] == 20
+    assert {"site", "type", "format", "method", "auth", "origin", "offset", "per_site",
+            "explain"} <= find["properties"].keys()
+    result = tools["find_action"].output_schema["$defs"]["FoundAction"]
+    assert {"endpoint", "method", "input_schema", "effect", "auth", "scope", "cost",
+            "needs_approval"} <= set(result["required"])
+
+
+async def found(client: Client, **arguments: Any) -> list[dict[str, Any]]:
+    result = await client.call_tool("find_action", arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content["results"]  # type: ignore[no-any-return]
+
+
+async def check_find(client: Client) -> None:
+    """The ranking GET /find gives (tests/api/test_mcp.py compares the two), with
+    needs_approval from the effect."""
+    results = await found(client, query="buy printer paper")
+    assert [(r["site"], r["name"], r["kind"]) for r in results] == [
+        ("paperworks.example", "buy_paper", "flow"),
+        ("inkwell.example", "search_catalog", "action"),
+        ("inkwell.example", "order_stationery", "flow")]
+    flow, search = results[0], results[1]
+    assert flow["needs_approval"] is True and [s["action"] for s in flow["steps"]] == [
+        "find_paper", "checkout"]
+    assert (search["method"], search["endpoint"], search["effect"], search["needs_approval"]) \
+        == ("GET", "https://inkwell.example/api/search", "read", False)
+    assert search["input_schema"]["required"] == ["q"]
+    paying = await found(client, query="pay for the basket", limit=1, site=["paperworks.example"])
+    assert [(r["name"], r["auth"], r["scope"], r["cost"], r["needs_approval"]) for r in paying] \
+        == [("checkout", "oauth2", "orders:write", {"amount": 3.95, "currency": "EUR"}, True)]
+    reads = await found(client, query="buy paper", effect="read")  # one value: a list of one
+    assert [(r["name"], r["effect"]) for r in reads] == [("find_paper", "read"),
+                                                          ("search_catalog", "read")]
+
+
+async def tool_error(client: Client, tool: str, arguments: dict[str, Any]) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error and result.structured_content is None
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+async def check_find_errors(client: Client) -> None:
+    """Bad input: a tool error in GET /find's words, naming the argument."""
+    assert (await tool_error(client, "find_action", {"query": "paper", "limit": 51})).endswith(
+        "limit: Input should be less than or equal to 50")
+    assert (await tool_error(client, "find_action", {"query": "   "})).endswith(
+        "query: must not be empty")
+    assert (await tool_error(client, "find_action", {"query": "paper", "effect": ["pay"]})
+            ).endswith("effect: Input should be 'read', 'write', 'send', 'spend' or 'delete'")
+    assert (await tool_error(client, "find_action", {"query": "paper", "site": ["a b"]})
+            ).endswith("site: must be a host or domain such as shop.example (with :port if "
+                       "not default)")
+    assert "query" in await tool_error(client, "find_action", {})  # required
