@@ -15,8 +15,9 @@ import typer
 from sqlalchemy.exc import OperationalError
 
 from actiondex.commands import COMMANDS
-from actiondex.runtime import UserError, first_line
+from actiondex.runtime import UserError
 from registry.config import get_settings
+from registry.db import first_line
 
 app = typer.Typer(
     help="actiondex: an open registry of the actions websites offer to AI agents.\n\n"

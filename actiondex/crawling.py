@@ -12,12 +12,12 @@ from rich.status import Status
 from sqlalchemy import Engine
 
 from actiondex import output
-from actiondex.runtime import StoreUnavailable, UserError, first_line, open_index, open_store
+from actiondex.runtime import StoreUnavailable, UserError, open_index, open_store
 from crawler.guard import AddressPolicy, policy_from
 from crawler.run import run_crawl
 from crawler.targets import check_targets
 from registry.config import Settings
-from registry.db import DB_AWAY
+from registry.db import DB_AWAY, first_line
 
 
 @dataclass(frozen=True)

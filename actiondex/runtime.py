@@ -8,7 +8,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
 from registry.config import Settings
-from registry.db import alembic_config, make_engine, migrate, transaction
+from registry.db import alembic_config, first_line, make_engine, migrate, transaction
 from registry.index import ActionIndex
 
 
@@ -71,6 +71,3 @@ def empty_index_note(settings: Settings, index: ActionIndex) -> str | None:
     return note
 
 
-def first_line(exc: BaseException) -> str:
-    text = str(getattr(exc, "orig", None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

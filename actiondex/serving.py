@@ -4,9 +4,11 @@ index following the store while it runs."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -19,6 +21,7 @@ from actiondex.runtime import UserError, open_index
 from api.app import SEARCH_THREADS, create_app
 from api.mcp import build_server
 from api.mcp.http import for_listener
+from api.observe import ACCESS
 from registry.config import Settings
 from registry.db import transaction
 from registry.index import ActionIndex, vectors
@@ -55,6 +58,19 @@ def follow_store(index: ActionIndex, engine: Engine, stop: threading.Event) -> N
             output.info(f"index sync failed, retrying: {exc}")
 
 
+def log_access(enabled: bool) -> None:
+    """The access log (api.observe) to stderr, a line per request with its UTC time."""
+    if not enabled:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    formatter = logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%SZ")
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
+    ACCESS.addHandler(handler)
+    ACCESS.setLevel(logging.INFO)
+    ACCESS.propagate = False
+
+
 @contextlib.contextmanager
 def following(index: ActionIndex, engine: Engine) -> Iterator[None]:
     stop = threading.Event()
@@ -68,13 +84,14 @@ def following(index: ActionIndex, engine: Engine) -> Iterator[None]:
 
 def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     check_port_free(host, port)
+    log_access(settings.access_log)
     index = open_index(settings, engine)
     output.info(f"serving on http://{host}:{port}  (try /find?q=buy+printer+paper; "
                 "Ctrl-C stops)")
     sys.setswitchinterval(GIL_SWITCH_S)
     with following(index, engine):
-        uvicorn.run(create_app(for_listener(settings, host), index=index), host=host, port=port,
-                    log_level="warning", access_log=False)
+        uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine),
+                    host=host, port=port, log_level="warning", access_log=False)
 
 
 @dataclass

@@ -8,15 +8,22 @@ from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
+from sqlalchemy import Engine
 from starlette.routing import Route
 
+from api.cors import ReadCors
 from api.docs import install_docs
 from api.errors import install_error_handlers
+from api.head import HeadAsGet
 from api.mcp import build_server
 from api.mcp import http as mcp_http
+from api.metrics import StoreCollector, new_registry
+from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
 from registry.config import Settings, get_settings
+from registry.crawl_state import last_run
+from registry.db import make_engine, reading
 from registry.index import ActionIndex, vectors
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
@@ -32,8 +39,10 @@ DESCRIPTION = (
     '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
-def create_app(settings: Settings | None = None, index: ActionIndex | None = None) -> FastAPI:
-    """Build the app; without ``index``, the lifespan opens the one under settings.index_path."""
+def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
+               engine: Engine | None = None) -> FastAPI:
+    """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
+    and without ``engine`` it makes one from settings (connecting only when first asked)."""
     settings = settings or get_settings()
     mcp = mcp_http.Endpoint(build_server(lambda: app.state), settings)
 
@@ -46,17 +55,37 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
         await anyio.to_thread.run_sync(vectors.load)
         async with mcp.running():
             yield
+        if owned:
+            app.state.engine.dispose()
 
     app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
+    owned = engine is None
     app.state.settings = settings
     app.state.index = index
+    app.state.engine = engine if engine is not None else make_engine(settings)
     install_error_handlers(app)
     install_docs(app)
-    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    install_observers(app, settings)
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
     # A plain route: the SDK answers every method on it, and /openapi.json leaves it out.
     app.router.routes.append(Route(mcp_http.PATH, mcp))
     return app
+
+
+def install_observers(app: FastAPI, settings: Settings) -> None:
+    """Middleware, outermost last: Observe sees every answer (429s included) and times it;
+    HEAD runs as GET; CORS for the read routes; then the rate limit."""
+    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
+    app.add_middleware(ReadCors, origins=settings.cors_origins)
+    app.add_middleware(HeadAsGet)
+    registry = app.state.metrics_registry = new_registry()
+
+    def latest_run() -> dict | None:
+        with reading(app.state.engine) as session:
+            return last_run(session)
+
+    registry.register(StoreCollector(lambda: app.state.index, latest_run))
+    app.add_middleware(Observe, metrics=RequestMetrics(registry), access_log=settings.access_log)

@@ -19,6 +19,15 @@ class Health(BaseModel):
     index_generation: int
 
 
+class Ready(BaseModel):
+    status: Literal["ready"]
+    store: Literal["ok"]
+    index_generation: int
+    actions: int
+    flows: int
+    index_age_s: float | None  # since the index last caught up with the store (None: never)
+
+
 class DocumentReport(BaseModel):
     """One document as agents will see it; ``url`` only in a report of a fetched URL."""
 

@@ -12,13 +12,12 @@ from sqlalchemy import Engine
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
-from crawler.responses import first_line
 from crawler.settings import ENGINE_SETTING, REGISTRY_SETTING, Shared
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
-from registry.db import DB_AWAY, transaction
+from registry.db import DB_AWAY, first_line, transaction
 from registry.normalising import normalise_site
 from registry.service import promote_site
 

@@ -19,6 +19,7 @@ from twisted.internet.error import TCPTimedOutError
 from twisted.python.failure import Failure
 
 from crawler.middlewares import BlockedAddress
+from registry.db import first_line
 from registry.pages import html_to_document, is_html
 from registry.schemas import RawDocument
 
@@ -55,11 +56,6 @@ def tls_error(exc: BaseException | None) -> SSL.Error | None:
             return found
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return None
-
-
-def first_line(exc: BaseException) -> str:
-    """An exception as one short line for logs and diagnostics."""
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 def classify(failure: Failure) -> tuple[int | None, str, str]:

@@ -15,14 +15,13 @@ from sqlalchemy import Engine
 
 from crawler.guard import AddressPolicy
 from crawler.pipelines import SiteRow, StorePipeline
-from crawler.responses import first_line
 from crawler.runner import run_spider
 from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
 from registry.crawl_state import crawl_states, finish_run, start_run, stored_validators
-from registry.db import DB_AWAY, transaction
+from registry.db import DB_AWAY, first_line, transaction
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)

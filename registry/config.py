@@ -26,6 +26,11 @@ class Settings(BaseSettings):
     # 0 turns the limit off) and a burst allowed at once.
     rate_limit: float = 50.0
     rate_burst: int = 200
+    # Origins whose pages may read the API from a browser (CORS; "*": any). ORIGINS: comma- or
+    # space-separated in the environment.
+    cors_origins: Annotated[list[str], NoDecode] = ["*"]
+    # One line per request on stderr (method, route, status, ms) while `serve` runs.
+    access_log: bool = True
     # The crawler's address policy, so a worker started from its environment gets it; the
     # --allow-private and --resolve flags add to it. RESOLVE: HOST:PORT:ADDR entries separated
     # by commas or spaces (checked when a crawl or validation builds the policy).
@@ -38,7 +43,8 @@ class Settings(BaseSettings):
     mcp_allowed_hosts: Annotated[list[str], NoDecode] = []
     mcp_allowed_origins: Annotated[list[str], NoDecode] = []
 
-    @field_validator("resolve", "mcp_allowed_hosts", "mcp_allowed_origins", mode="before")
+    @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
+                     mode="before")
     @classmethod
     def _split_entries(cls, value: Any) -> Any:
         # A list in the environment is one string; pydantic-settings would read it as JSON.

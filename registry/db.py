@@ -18,6 +18,15 @@ from registry.config import Settings
 # The database is away (down, restarting, connection killed), as opposed to a bug: callers
 # keep their work (the crawler spools a site) or say so in one line.
 DB_AWAY = (OperationalError, InterfaceError)
+FIRST_LINE_MAX = 300
+READ_ONLY = "actiondex_read_only"
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception as one short line for people and logs: a database error by the driver's
+    own message (SQLAlchemy's wrapper adds the statement and a link), else its text."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return (text.splitlines() or [type(exc).__name__])[0][:FIRST_LINE_MAX]
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -30,7 +39,9 @@ def make_engine(settings: Settings) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         # IMMEDIATE takes the write lock up front: a deferred transaction that read first
         # cannot upgrade to a write once another process has committed ("database is locked").
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        # A reading() session begins DEFERRED: with WAL it reads a snapshot and never waits.
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql(
+            "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"))
         return engine
     return create_engine(url, pool_pre_ping=True)
 
@@ -45,6 +56,14 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Session]:
+    """A session that only reads (the API's lookups, /metrics): nothing is committed, and on
+    SQLite it never waits behind a crawl's write lock, as a transaction() would."""
+    with Session(engine.execution_options(**{READ_ONLY: True})) as session:
+        yield session
 
 
 @contextmanager

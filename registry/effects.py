@@ -71,3 +71,13 @@ def strongest(effects: list[Effect]) -> Effect:
         if effect in effects:
             return effect
     return "write"
+
+
+# What an agent asks its person about before calling: it spends money, sends something in
+# their name, or deletes. (Read and write act within what the person asked for.)
+APPROVAL_EFFECTS: frozenset[str] = frozenset({"spend", "send", "delete"})
+
+
+def needs_approval(effect: str) -> bool:
+    """Whether calling an action of this effect needs its person's approval first."""
+    return effect in APPROVAL_EFFECTS

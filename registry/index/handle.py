@@ -56,6 +56,9 @@ class ActionIndex:
         self._write_lock = threading.Lock()  # one sync at a time per handle
         self._target: str | None = None
         self._index: tantivy.Index | None = None
+        # Wall time of the last sync that succeeded: the index held every site's version as of
+        # then (None: not synced by this handle yet). /metrics and /readyz report its age.
+        self.synced_at: float | None = None
         self._refresh()
         if self._index is None:
             raise FileNotFoundError(f"no index generation at {root}; use ActionIndex.open")
@@ -90,7 +93,7 @@ class ActionIndex:
 
     def sync(self, session: Session) -> SyncStats:
         """Reindex the sites whose version differs from the generation's state.json."""
-        started = time.perf_counter()
+        started, began = time.perf_counter(), time.time()
         with self._write_lock:
             self._refresh()
             index, folder = self._index, self.root / (self._target or "")
@@ -107,6 +110,7 @@ class ActionIndex:
                 index.reload()
                 kept = {h: v for h, v in indexed.items() if h not in gone}
                 _save_state(folder, kept | {h: versions[h] for h in stale})
+            self.synced_at = began
         took = (time.perf_counter() - started) * 1000
         return SyncStats(self.generation, len(stale), len(gone), docs, took)
 

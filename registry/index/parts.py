@@ -62,12 +62,18 @@ def action_parts(
     # What it means (registry.index.vectors), 32 bytes; with its site's words ("Worldwide Recipes:
     # Food API" says what "Get Suggestions" suggests).
     fields["vec"] = stored_b64(f"{index_text} {about}".strip())
-    payload = result_payload({
+    return ActionParts(DUMP(without_empty(fields)), index_text,
+                       action_payload(row, json_texts, host, source))
+
+
+def action_payload(row: Any, json_texts: dict[str, str | None], host: str,
+                   source: dict[str, str]) -> str:
+    """The action's result JSON (GET /find's, minus the score): what ``payload`` stores."""
+    return result_payload({
         "id": row.id, "kind": "action", "site": host, "name": row.name, "title": row.title,
-        "description": row.description, "effect": effect, "type": row.type,
-        "method": row.method, "endpoint": row.endpoint, "auth": fields["auth"],
+        "description": row.description, "effect": known_effect(row.effect), "type": row.type,
+        "method": row.method, "endpoint": row.endpoint, "auth": known_auth(row.auth),
         "scope": row.scope, "source": source}, json_texts)
-    return ActionParts(DUMP(without_empty(fields)), index_text, payload)
 
 
 def json_texts(row: Any) -> dict[str, str | None]:

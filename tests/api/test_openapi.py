@@ -116,21 +116,24 @@ def live(data_dir: Path) -> Iterator[str]:
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
            "ACTIONDEX_RATE_LIMIT": "0"}
     command = [sys.executable, "-m", "actiondex", "serve", "--port", str(port)]
-    with subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE) as server:
+    # stderr to a file, not a pipe: the access log writes a line per request, and a pipe
+    # nobody reads would stop the server once it is full.
+    log = data_dir / "serve.log"
+    with log.open("wb") as sink, subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                                  stderr=sink) as server:
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_for(f"{base}/healthz", server)
+            _wait_for(f"{base}/healthz", server, log)
             yield base
         finally:
             server.terminate()
             server.wait(timeout=30)
 
 
-def _wait_for(url: str, server: subprocess.Popen[bytes]) -> None:
+def _wait_for(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        assert server.poll() is None, log.read_text()
         try:
             with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
                 return

@@ -1,0 +1,106 @@
+"""An agent's input checked against an action's input schema (JSON Schema, Draft 2020-12):
+every problem, each with the JSON path of the value at fault. For registry.prepare.
+
+The schema comes from a site, so it is untrusted: a ``pattern`` that could backtrack for ages
+(a quantified group holding a quantifier, ``(a+)+``) is not run, and a schema that is not
+valid JSON Schema, or names a ``$ref`` it does not hold, is reported as the action's fault.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError
+from referencing.exceptions import Unresolvable
+
+MAX_INPUT_BYTES = 64 * 1024
+MAX_DEPTH = 32
+MAX_PROBLEMS = 100
+PATTERN_TEXT_MAX = 10_000  # longer strings are not matched against a site's pattern
+# A group with a quantifier inside, itself quantified: the shape of catastrophic backtracking.
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
+
+
+class SchemaProblem(Exception):
+    """The action's own schema cannot be used to check input."""
+
+
+def json_path(parts: Any) -> str:
+    path = "$"
+    for part in parts:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", str(part)):
+            path += f".{part}"
+        else:
+            path += "[" + repr(str(part)).replace("'", '"') + "]"
+    return path
+
+
+def _safe_pattern(validator: Any, pattern: Any, instance: Any, schema: Any
+                  ) -> Iterator[ValidationError]:
+    if not isinstance(instance, str) or not isinstance(pattern, str):
+        return
+    if _NESTED_QUANTIFIER.search(pattern) or len(instance) > PATTERN_TEXT_MAX:
+        return  # not run: see the module's docstring (the schema is the site's)
+    try:
+        if re.search(pattern, instance) is None:
+            yield ValidationError(f"{instance[:80]!r} does not match {pattern!r}")
+    except re.error:
+        return
+
+
+def _required(validator: Any, required: Any, instance: Any, schema: Any
+              ) -> Iterator[ValidationError]:
+    """As the standard keyword, but at the missing field's own path ("$.sku", not "$")."""
+    if not validator.is_type(instance, "object") or not isinstance(required, list):
+        return
+    for name in required:
+        if isinstance(name, str) and name not in instance:
+            yield ValidationError(f"{name!r} is required", path=[name])
+
+
+_Validator = validators.extend(Draft202012Validator,
+                               {"pattern": _safe_pattern, "required": _required})
+
+
+def size_problems(value: Any) -> list[dict[str, str]]:
+    """Whether ``value`` is an object within the size and depth bounds."""
+    if not isinstance(value, dict):
+        return [{"path": "$", "message": "input must be a JSON object"}]
+    stack, size = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return [{"path": "$", "message": f"input nested deeper than {MAX_DEPTH} levels"}]
+        if isinstance(item, dict):
+            size += sum(len(str(key)) + 4 for key in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        else:
+            size += len(str(item)) + 2
+        if size > MAX_INPUT_BYTES:
+            return [{"path": "$", "message": f"input larger than {MAX_INPUT_BYTES} bytes"}]
+    return []
+
+
+def input_problems(schema: dict[str, Any], value: dict[str, Any]) -> list[dict[str, str]]:
+    """Every way ``value`` breaks ``schema`` (at most MAX_PROBLEMS), by path then message.
+    SchemaProblem when the schema itself is unusable."""
+    try:
+        _Validator.check_schema(schema)
+        validator = _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        found = []
+        for error in validator.iter_errors(value):
+            found.append({"path": json_path(error.absolute_path), "message": error.message})
+            if len(found) >= MAX_PROBLEMS:
+                break
+    except SchemaError as exc:
+        raise SchemaProblem(f"its input schema is not valid JSON Schema: {exc.message}") from None
+    except (Unresolvable, RecursionError) as exc:
+        raise SchemaProblem(f"its input schema cannot be resolved: {exc}") from None
+    return sorted(found, key=lambda p: (p["path"], p["message"]))

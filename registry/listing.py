@@ -1,0 +1,166 @@
+"""The list of sites, and the change feed mirrors follow.
+
+Sites are listed oldest change first, by ``(updated_at, host)``: ``updated_at`` is when the
+site's action set last changed (``changed_at``), else when it was first stored. A promotion
+stamps ``changed_at`` with the time it runs, so a site that changes while a mirror pages
+through the list moves behind the mirror's cursor and is listed again, once, with its new
+version: nothing is missed and nothing is listed twice for the same change. The cursor is an
+opaque token (base64url of JSON ``[updated_at, host]``); the host, unique, breaks ties.
+
+A promotion that commits more slowly than a mirror reads the feed (it stamps its time at the
+start and commits at the end) can land behind a cursor already handed out: a mirror that must
+see every change re-reads from a little before its cursor (``updated_since``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy.orm import Session
+
+from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
+from registry.placement import origin_of
+from registry.urls import site_of
+
+MAX_LIMIT = 500
+MAX_CURSOR = 600  # characters of a token: a host (<= 255) and a time, base64url
+RECENT_RUNS = 50  # how many of the latest crawl runs a site's "last crawl" is looked for in
+_updated = func.coalesce(Site.changed_at, Site.created_at)
+
+
+class BadCursor(ValueError):
+    """A cursor this registry did not hand out (or one from an older version of it)."""
+
+
+def iso(moment: datetime | None) -> str | None:
+    """A stored (naive UTC) time as ISO 8601 with its zone: "2026-12-01T12:00:00.5+00:00"."""
+    return None if moment is None else moment.replace(tzinfo=UTC).isoformat()
+
+
+def naive_utc(moment: datetime) -> datetime:
+    """A time as the store keeps it: UTC without a zone (a naive time is taken as UTC)."""
+    if moment.tzinfo is None:
+        return moment
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def encode_cursor(updated_at: datetime, host: str) -> str:
+    raw = json.dumps([naive_utc(updated_at).isoformat(), host], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(token: str) -> tuple[datetime, str]:
+    if len(token) > MAX_CURSOR:
+        raise BadCursor("cursor too long")
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        moment, host = json.loads(raw)
+        if not isinstance(moment, str) or not isinstance(host, str):
+            raise TypeError
+        return naive_utc(datetime.fromisoformat(moment)), host
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+        raise BadCursor("not a cursor this registry handed out") from None
+
+
+def list_sites(session: Session, *, limit: int = 100, cursor: str | None = None,
+               format: str | None = None, has_actions: bool | None = None,
+               updated_since: datetime | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """One page of sites, oldest change first, and the cursor of the next page (None when this
+    is the last). ``format``: only sites with a document in that format; ``has_actions``:
+    only sites with (True) or without (False) actions; ``updated_since``: only sites changed
+    at or after that time. BadCursor for a cursor not made here."""
+    limit = max(1, min(limit, MAX_LIMIT))
+    query = select(Site, _updated.label("updated_at"))
+    if cursor:
+        moment, host = decode_cursor(cursor)
+        query = query.where(or_(_updated > moment, and_(_updated == moment, Site.host > host)))
+    if updated_since is not None:
+        query = query.where(_updated >= naive_utc(updated_since))
+    if format is not None:
+        query = query.where(exists().where(Document.site_id == Site.id,
+                                           Document.format == format))
+    if has_actions is not None:
+        has = exists().where(ActionRow.site_id == Site.id)
+        query = query.where(has if has_actions else ~has)
+    rows = session.execute(query.order_by(_updated, Site.host).limit(limit + 1)).all()
+    page = rows[:limit]
+    items = _items(session, page)
+    more = len(rows) > limit
+    return items, (encode_cursor(page[-1].updated_at, page[-1].Site.host) if more else None)
+
+
+def cursor_after(items: list[dict[str, Any]], cursor: str | None) -> str | None:
+    """Where a mirror resumes after this page: past its last site, or where it was."""
+    if not items:
+        return cursor
+    last = items[-1]
+    return encode_cursor(datetime.fromisoformat(last["updated_at"]), last["host"])
+
+
+def _items(session: Session, page: list[Any]) -> list[dict[str, Any]]:
+    ids = [row.Site.id for row in page]
+    actions = _counts(session, ActionRow, ids)
+    flows = _counts(session, FlowRow, ids)
+    formats: dict[int, set[str]] = {}
+    for site_id, fmt in session.execute(select(Document.site_id, Document.format).distinct()
+                                        .where(Document.site_id.in_(ids))):
+        formats.setdefault(site_id, set()).add(fmt or "unknown")
+    return [{"host": site.host, "origin": site.origin, "name": site.name,
+             "description": site.description, "version": site.version,
+             "updated_at": iso(updated_at), "changed_at": iso(site.changed_at),
+             "actions": actions.get(site.id, 0), "flows": flows.get(site.id, 0),
+             "formats": sorted(formats.get(site.id, ()))} for site, updated_at in page]
+
+
+def _counts(session: Session, model: Any, ids: list[int]) -> dict[int, int]:
+    rows = session.execute(select(model.site_id, func.count()).where(model.site_id.in_(ids))
+                           .group_by(model.site_id))
+    return {site_id: n for site_id, n in rows}
+
+
+def host_key(text: str) -> str | None:
+    """The stored host a user means by ``text`` (any case, a URL, an IDN in Unicode or as
+    A-labels, a trailing dot); None when it names no host."""
+    if not text or len(text) > 300:
+        return None
+    try:
+        return site_of(origin_of(text)) or None
+    except ValueError:
+        return None
+
+
+def find_site(session: Session, text: str) -> Site | None:
+    host = host_key(text)
+    if host is None:
+        return None
+    return session.scalars(select(Site).where(Site.host == host)).one_or_none()
+
+
+def run_summary(run: CrawlRun, host: str | None = None) -> dict[str, Any]:
+    """A crawl run's record without its per-site lists (a large crawl names thousands);
+    with ``host``, the diagnostic codes that run recorded for that site."""
+    stats = run.stats or {}
+    summary = {"id": run.id, "kind": run.kind, "status": run.status,
+               "started_at": iso(run.started_at), "finished_at": iso(run.finished_at),
+               "targets": len(run.targets or []),
+               "stats": {key: value for key, value in stats.items()
+                         if key not in ("site_errors", "changed_sites", "per_site")}}
+    if host is not None:
+        errors = stats.get("site_errors")
+        summary["site_errors"] = (errors.get(host) if isinstance(errors, dict) else None) or []
+    return summary
+
+
+def last_run(session: Session, host: str) -> dict[str, Any] | None:
+    """The latest of the recent crawl runs that named ``host`` among its targets."""
+    runs = session.scalars(select(CrawlRun).order_by(CrawlRun.started_at.desc(),
+                                                     CrawlRun.id.desc()).limit(RECENT_RUNS))
+    for run in runs:
+        if any(host_key(str(target)) == host for target in run.targets or []):
+            return run_summary(run, host)
+    return None
