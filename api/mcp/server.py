@@ -38,7 +38,7 @@ def build_server(backing: Callable[[], Backing]) -> MCPServer:
     server: MCPServer = MCPServer("actiondex", title="actiondex", version="0.1.0",
                                   instructions=INSTRUCTIONS, log_level="WARNING")
     tools = Tools(backing)
-    for tool in (tools.find_action,):
+    for tool in (tools.find_action, tools.get_action, tools.get_site, tools.prepare_call):
         server.add_tool(tool, title=tool.__name__.replace("_", " ").capitalize(),
                         description=_description(tool), annotations=READ_ONLY)
     return server

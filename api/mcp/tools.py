@@ -9,11 +9,14 @@ from typing import Annotated, Any, Protocol
 
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import ValidationError, WithJsonSchema
+from pydantic import Field, ValidationError, WithJsonSchema
 from sqlalchemy import Engine
 
-from api.mcp.results import FoundActions, found
+from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
+from registry import lookup
+from registry.db import reading
 from registry.index import ActionIndex
+from registry.prepare import PrepareError, prepare_call
 from registry.search import FindQuery, find, first_problem
 from registry.search.contract import LIMIT, PER_SITE
 
@@ -38,8 +41,16 @@ class Backing(Protocol):
     """What the tools read: the app's state over HTTP, the command's over stdio."""
 
     index: ActionIndex
-    engine: Engine | None
+    engine: Engine
     search_threads: anyio.CapacityLimiter
+
+
+ActionId = Annotated[str, Field(min_length=1, max_length=100, description=(
+    "The `id` of an action or a flow, as find_action gives it"))]
+Host = Annotated[str, Field(min_length=1, max_length=300, description=(
+    "The site's host (shop.example), or its URL"))]
+Input = Annotated[dict[str, Any], Field(default_factory=dict, description=(
+    "The arguments, as the action's input_schema describes them"))]
 
 
 def _listed(value: Any) -> Any:
@@ -91,3 +102,55 @@ class Tools:
         # Off the event loop, in the app's search threads (api/routes/find.py says why).
         run = functools.partial(find, backing.index, query_)
         return found(await anyio.to_thread.run_sync(run, limiter=backing.search_threads))
+
+    async def get_action(self, id: ActionId) -> ActionDetail:  # noqa: A002 - its name on /find
+        """One action or flow in full, by the `id` find_action gave: how to call it (method,
+        endpoint, input and output schema), what it does and needs, where it was read; a
+        flow's steps each with its action.
+        """
+        found = await self._read(_action_or_flow, id)
+        if found is None:
+            raise ToolError(f"no action or flow has the id {id!r}: ids come from find_action")
+        return ActionDetail.model_validate(found)
+
+    async def get_site(self, host: Host) -> SiteDetail:
+        """One site: what it is, every action and flow it offers (each `id` for get_action),
+        the documents they were read from with their diagnostics, and its last crawl.
+        """
+        found = await self._read(lookup.site_detail, host)
+        if found is None:
+            raise ToolError(f"the registry knows no site {host!r}")
+        return SiteDetail.model_validate(found)
+
+    async def prepare_call(self, action_id: ActionId, input: Input) -> PreparedCall:  # noqa: A002
+        """Plan a call, never make it: the exact HTTP request (method, url, headers, body)
+        that calls the action `action_id` with `input`, after checking `input` against the
+        action's input schema (every problem listed, with its JSON path). Says whether the
+        call needs your person's approval and what it costs. Nothing is sent: making the
+        request is yours to do.
+        """
+        action = await self._read(lookup.action_detail, action_id)
+        if action is None:
+            flow = await self._read(lookup.flow_detail, action_id)
+            raise ToolError(
+                f"{action_id!r} is a flow: prepare each step's action in turn" if flow else
+                f"no action has the id {action_id!r}: ids come from find_action")
+        try:
+            return PreparedCall.model_validate(prepare_call(action, input))
+        except PrepareError as exc:
+            problems = "; ".join(f"{p['path']}: {p['message']}" for p in exc.problems)
+            raise ToolError(f"{exc.code}: {problems}") from exc
+
+    async def _read(self, lookup_: Callable[..., Any], *args: Any) -> Any:
+        """A lookup in a read-only session, in a worker thread (the database blocks)."""
+        engine = self._backing().engine
+
+        def read() -> Any:
+            with reading(engine) as session:
+                return lookup_(session, *args)
+
+        return await anyio.to_thread.run_sync(read)
+
+
+def _action_or_flow(session: Any, id_: str) -> dict[str, Any] | None:
+    return lookup.action_detail(session, id_) or lookup.flow_detail(session, id_)

@@ -54,6 +54,10 @@ def test_find_action_ranks_as_find_does(live: str, mode: str) -> None:
     drive(f"{live}/mcp", checks.check_find, mode)
 
 
+def test_get_action_get_site_and_prepare_call(live: str) -> None:
+    drive(f"{live}/mcp", checks.check_lookups)
+
+
 def _get(url: str) -> tuple[int, dict[str, Any]]:
     try:
         with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 - loopback

@@ -37,6 +37,7 @@ def test_the_tools_over_stdio(pg_store: tuple[Path, str], mode: str) -> None:
             await checks.check_tool_list(client)
             await checks.check_find(client)
             await checks.check_find_errors(client)
+            await checks.check_lookups(client)
 
     anyio.run(body)
 

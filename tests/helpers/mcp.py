@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from tests.helpers.cli import run
 from tests.helpers.paths import FIXTURES
 
-TOOLS = {"find_action"}
+TOOLS = {"find_action", "get_action", "get_site", "prepare_call"}
 EFFECTS = ("read", "write", "send", "spend", "delete")
 
 
@@ -106,6 +106,12 @@ async def check_tool_list(client: Client) -> None:
     assert find["properties"]["effect"]["maxItems"] == 20
     assert {"site", "type", "format", "method", "auth", "origin", "offset", "per_site",
             "explain"} <= find["properties"].keys()
+    assert tools["get_action"].input_schema["required"] == ["id"]
+    assert tools["get_site"].input_schema["required"] == ["host"]
+    assert tools["prepare_call"].input_schema["required"] == ["action_id"]
+    assert "ask your person" in tools["prepare_call"].output_schema["properties"]["needs_approval"][
+        "description"]
+    assert "Nothing is sent" in (tools["prepare_call"].description or "")
     result = tools["find_action"].output_schema["$defs"]["FoundAction"]
     assert {"endpoint", "method", "input_schema", "effect", "auth", "scope", "cost",
             "needs_approval"} <= set(result["required"])
@@ -158,3 +164,50 @@ async def check_find_errors(client: Client) -> None:
             ).endswith("site: must be a host or domain such as shop.example (with :port if "
                        "not default)")
     assert "query" in await tool_error(client, "find_action", {})  # required
+
+
+async def called(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def check_lookups(client: Client) -> None:
+    """get_site lists a site's actions and flows; get_action gives one in full (a flow with
+    its steps' actions); prepare_call plans the request (nothing sent)."""
+    site = await called(client, "get_site", host="https://Paperworks.example/")
+    assert (site["host"], site["name"]) == ("paperworks.example", "Paperworks")
+    ids = {entry["name"]: entry["id"] for entry in site["actions"] + site["flows"]}
+    assert set(ids) == {"find_paper", "checkout", "buy_paper"}
+    assert [(d["format"], d["status"]) for d in site["documents"]] == [("agent-actions", 200)]
+
+    checkout = await called(client, "get_action", id=ids["checkout"])
+    assert (checkout["kind"], checkout["effect"], checkout["needs_approval"], checkout["method"],
+            checkout["endpoint"], checkout["same_origin"]) == (
+        "action", "spend", True, "POST", "https://paperworks.example/api/checkout", True)
+    assert checkout["document"]["url"] == "https://paperworks.example/.well-known/agent-actions.json"
+    flow = await called(client, "get_action", id=ids["buy_paper"])
+    assert [(s["action"], s["resolved"]["id"]) for s in flow["steps"]] == [
+        ("find_paper", ids["find_paper"]), ("checkout", ids["checkout"])]
+    assert flow["steps"][0]["bindings"] == {"q": "$input.query"}
+
+    search = await called(client, "prepare_call", action_id=ids["find_paper"],
+                          input={"q": "A4 80g"})
+    assert search == {"method": "GET", "url": "https://paperworks.example/api/paper?q=A4+80g",
+                      "headers": {}, "body": None, "needs_approval": False, "effect": "read",
+                      "cost": None, "scope": None, "auth": "none"}
+    pay = await called(client, "prepare_call", action_id=ids["checkout"])
+    assert (pay["method"], pay["url"], pay["needs_approval"], pay["cost"], pay["scope"],
+            pay["auth"]) == ("POST", "https://paperworks.example/api/checkout", True,
+                             {"amount": 3.95, "currency": "EUR"}, "orders:write", "oauth2")
+
+    assert (await tool_error(client, "prepare_call", {
+        "action_id": ids["find_paper"], "input": {"q": 5}})).endswith(
+        "invalid-input: $.q: 5 is not of type 'string'")
+    assert "is a flow" in await tool_error(client, "prepare_call", {"action_id": ids["buy_paper"]})
+    assert "no action or flow has the id 'nope'" in await tool_error(
+        client, "get_action", {"id": "nope"})
+    assert "knows no site 'nowhere.example'" in await tool_error(
+        client, "get_site", {"host": "nowhere.example"})
+    assert "at most 100 characters" in await tool_error(client, "get_action", {"id": "x" * 101})
