@@ -145,6 +145,21 @@ def test_the_address_served_on_is_allowed_by_default(store: Path) -> None:
                      origin="https://registry.example") == 200
 
 
+def test_a_page_elsewhere_may_ask_with_mcp_s_headers(live: str) -> None:
+    """CORS lets a browser send the MCP headers and read the session id; the SDK's Origin
+    guard still decides whether that page is answered (above)."""
+    asked = "content-type, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name"
+    request = urllib.request.Request(f"{live}/mcp", method="OPTIONS", headers={
+        "Origin": "https://agent.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": asked})
+    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - loopback
+        allowed = response.headers["Access-Control-Allow-Headers"].lower()
+    assert all(header.strip() in allowed for header in asked.split(","))
+    with urllib.request.urlopen(urllib.request.Request(f"{live}/find?q=paper", headers={
+            "Origin": "https://agent.example"}), timeout=10) as response:  # noqa: S310
+        assert "Mcp-Session-Id" in response.headers["Access-Control-Expose-Headers"]
+
+
 def test_mcp_is_not_in_the_openapi_document(live: str) -> None:
     status, document = _get(f"{live}/openapi.json")
     assert status == 200 and "/find" in document["paths"]
