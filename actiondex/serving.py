@@ -20,6 +20,7 @@ from actiondex import output
 from actiondex.runtime import UserError, open_index
 from api.app import SEARCH_THREADS, create_app
 from api.mcp import build_server
+from api.mcp.http import PATH as MCP_PATH
 from api.mcp.http import for_listener
 from api.observe import ACCESS
 from registry.config import Settings
@@ -88,6 +89,8 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     index = open_index(settings, engine)
     output.info(f"serving on http://{host}:{port}  (try /find?q=buy+printer+paper; "
                 "Ctrl-C stops)")
+    output.info(f"MCP for agents: http://{host}:{port}{MCP_PATH} (Streamable HTTP); over stdio: "
+                "`actiondex mcp`")
     sys.setswitchinterval(GIL_SWITCH_S)
     with following(index, engine):
         uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine),
