@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
 from registry import lookup
-from registry.db import reading
+from registry.db import DB_AWAY, reading
 from registry.index import ActionIndex
 from registry.prepare import PrepareError, prepare_call
 from registry.search import FindQuery, find, first_problem
@@ -149,7 +149,10 @@ class Tools:
             with reading(engine) as session:
                 return lookup_(session, *args)
 
-        return await anyio.to_thread.run_sync(read)
+        try:
+            return await anyio.to_thread.run_sync(read)
+        except DB_AWAY as exc:  # the agent may retry; a bug would still be a crash
+            raise ToolError("the registry's database is unavailable: try again shortly") from exc
 
 
 def _action_or_flow(session: Any, id_: str) -> dict[str, Any] | None:
