@@ -7,7 +7,7 @@ only describe them. Keys they add later pass through (``extra="allow"``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,7 +63,7 @@ class ActionDetail(Open):
     its steps, each with its action."""
 
     id: str
-    kind: str = Field(description="action or flow")
+    kind: Literal["action", "flow"]
     site: str
     site_name: str | None = None
     name: str

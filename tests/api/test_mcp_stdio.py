@@ -15,8 +15,10 @@ import pytest
 from mcp import Client
 
 from tests.helpers import mcp as checks
+from tests.helpers.cli import run
 from tests.helpers.db import fresh_pg_database
 from tests.helpers.mcp import env_for, ingest_shops, stdio_server
+from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -38,6 +40,24 @@ def test_the_tools_over_stdio(pg_store: tuple[Path, str], mode: str) -> None:
             await checks.check_find(client)
             await checks.check_find_errors(client)
             await checks.check_lookups(client)
+
+    anyio.run(body)
+
+
+def test_the_index_follows_the_store(tmp_path: Path) -> None:
+    """A site ingested while `actiondex mcp` runs is found within seconds, no restart."""
+    data_dir = tmp_path / "data"
+    assert run(data_dir, "ingest", str(FIXTURES / "ingest" / "shop")).returncode == 0
+
+    async def body() -> None:
+        async with Client(stdio_server(data_dir)) as client:
+            assert {r["site"] for r in await checks.found(client, query="printer paper")} == {
+                "inkwell.example"}
+            assert run(data_dir, "ingest", str(FIXTURES / "ingest" / "checkout")).returncode == 0
+            with anyio.fail_after(30):  # the store is read every SYNC_EVERY_S (5 s)
+                while len({r["site"] for r in await checks.found(
+                        client, query="printer paper")}) < 2:
+                    await anyio.sleep(0.5)
 
     anyio.run(body)
 

@@ -141,6 +141,8 @@ async def check_find(client: Client) -> None:
     paying = await found(client, query="pay for the basket", limit=1, site=["paperworks.example"])
     assert [(r["name"], r["auth"], r["scope"], r["cost"], r["needs_approval"]) for r in paying] \
         == [("checkout", "oauth2", "orders:write", {"amount": 3.95, "currency": "EUR"}, True)]
+    explained = await found(client, query="printer paper", limit=1, explain=True)
+    assert {part["field"] for part in explained[0]["explain"]} >= {"all"}
     reads = await found(client, query="buy paper", effect="read")  # one value: a list of one
     assert [(r["name"], r["effect"]) for r in reads] == [("find_paper", "read"),
                                                           ("search_catalog", "read")]
