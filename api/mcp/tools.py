@@ -108,19 +108,19 @@ class Tools:
         endpoint, input and output schema), what it does and needs, where it was read; a
         flow's steps each with its action.
         """
-        found = await self._read(_action_or_flow, id)
-        if found is None:
+        detail = await self._read(_action_or_flow, id)
+        if detail is None:
             raise ToolError(f"no action or flow has the id {id!r}: ids come from find_action")
-        return ActionDetail.model_validate(found)
+        return ActionDetail.model_validate(detail)
 
     async def get_site(self, host: Host) -> SiteDetail:
         """One site: what it is, every action and flow it offers (each `id` for get_action),
         the documents they were read from with their diagnostics, and its last crawl.
         """
-        found = await self._read(lookup.site_detail, host)
-        if found is None:
+        site = await self._read(lookup.site_detail, host)
+        if site is None:
             raise ToolError(f"the registry knows no site {host!r}")
-        return SiteDetail.model_validate(found)
+        return SiteDetail.model_validate(site)
 
     async def prepare_call(self, action_id: ActionId, input: Input) -> PreparedCall:  # noqa: A002
         """Plan a call, never make it: the exact HTTP request (method, url, headers, body)

@@ -99,16 +99,27 @@ def test_bad_input_is_a_tool_error(live: str) -> None:
     drive(f"{live}/mcp", checks.check_find_errors)
 
 
-def _post(url: str, host: str | None = None, origin: str | None = None) -> int:
-    """The status of an MCP initialize POSTed with these Host and Origin headers."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"}}}).encode()
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "probe", "version": "0"}}}
+# 2026-07-28: no handshake, each request says who asks.
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "0"}}}}
+
+
+def _post(url: str, host: str | None = None, origin: str | None = None,
+          message: dict[str, Any] = INITIALIZE) -> int:
+    """The status of an MCP request POSTed with these Host and Origin headers."""
     headers = {"Content-Type": "application/json",
                "Accept": "application/json, text/event-stream"}
+    if message is LIST_TOOLS:
+        headers |= {"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
     headers |= {"Host": host} if host else {}
     headers |= {"Origin": origin} if origin else {}
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    request = urllib.request.Request(url, data=json.dumps(message).encode(), headers=headers,
+                                     method="POST")
     try:
         with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - loopback
             return int(response.status)
@@ -126,6 +137,10 @@ def test_a_disallowed_host_or_origin_is_refused(live: str) -> None:
     assert _post(url, origin="https://evil.example") == 403
     assert _post(url) == 200
     assert _post(url, host=f"localhost:{port}", origin=f"http://localhost:{port}") == 200
+    # the same guard on 2026-07-28's sessionless requests
+    assert _post(url, message=LIST_TOOLS) == 200
+    assert _post(url, host="evil.example", message=LIST_TOOLS) == 421
+    assert _post(url, origin="https://evil.example", message=LIST_TOOLS) == 403
 
 
 def test_the_address_served_on_is_allowed_by_default(store: Path) -> None:
