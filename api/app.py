@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 from sqlalchemy import Engine
-from starlette.routing import Route
 
 from api.cors import ReadCors
 from api.docs import install_docs
@@ -71,7 +70,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(health.router)
     app.include_router(validate.router)
     # A plain route: the SDK answers every method on it, and /openapi.json leaves it out.
-    app.router.routes.append(Route(mcp_http.PATH, mcp))
+    app.router.routes.append(mcp_http.McpRoute(mcp))
     return app
 
 

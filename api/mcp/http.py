@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Match, Route
 from starlette.types import Receive, Scope, Send
 
 from registry.config import Settings
@@ -66,3 +67,15 @@ class Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.server.session_manager.handle_request(scope, receive, send)
+
+
+class McpRoute(Route):
+    """``/mcp`` for every method (the SDK answers each). It leaves itself in the scope, as
+    FastAPI's routes do, so metrics and the access log name it."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        super().__init__(PATH, endpoint)
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        return match, (child | {"route": self} if match is not Match.NONE else child)

@@ -179,3 +179,10 @@ def test_mcp_is_not_in_the_openapi_document(live: str) -> None:
     status, document = _get(f"{live}/openapi.json")
     assert status == 200 and "/find" in document["paths"]
     assert not [path for path in document["paths"] if path.startswith("/mcp")]
+
+
+def test_metrics_name_the_mcp_route(live: str) -> None:
+    assert _post(f"{live}/mcp") == 200
+    with urllib.request.urlopen(f"{live}/metrics", timeout=10) as response:  # noqa: S310
+        metrics = response.read().decode()
+    assert 'method="POST",route="/mcp",status="200"' in metrics
