@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 
 from tests.helpers import mcp as checks
-from tests.helpers.mcp import ingest_shops, serving
+from tests.helpers.live import ingest_shops, serving
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -17,7 +17,7 @@ from mcp import Client
 from tests.helpers import mcp as checks
 from tests.helpers.cli import run
 from tests.helpers.db import fresh_pg_database
-from tests.helpers.mcp import env_for, ingest_shops, stdio_server
+from tests.helpers.live import env_for, ingest_shops, stdio_server
 from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.timeout(180)

@@ -1,83 +1,14 @@
-"""MCP tests: a store of two ingested shops, `actiondex serve` and `actiondex mcp` over it,
-and the checks both transports must pass, made with the SDK's own client."""
+"""The checks both MCP transports must pass, made with the SDK's own client over the two
+shops of tests.helpers.live.ingest_shops."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-
-from tests.helpers.cli import run
-from tests.helpers.paths import FIXTURES
 
 TOOLS = {"find_action", "get_action", "get_site", "prepare_call"}
 EFFECTS = ("read", "write", "send", "spend", "delete")
-
-
-def ingest_shops(data_dir: Path, db_url: str = "") -> None:
-    """Inkwell Stationers (tests/fixtures/ingest/shop) and Paperworks (.../checkout)."""
-    if db_url:
-        assert run(data_dir, "migrate", db_url=db_url).returncode == 0
-    for shop in ("shop", "checkout"):
-        proc = run(data_dir, "ingest", str(FIXTURES / "ingest" / shop), db_url=db_url)
-        assert proc.returncode == 0, proc.stderr
-
-
-def env_for(data_dir: Path, db_url: str = "", **extra: str) -> dict[str, str]:
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url,
-           "ACTIONDEX_RATE_LIMIT": "0", **extra}
-    env.pop("ACTIONDEX_DEBUG", None)
-    return env
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def serving(data_dir: Path, host: str = "127.0.0.1", **extra: str) -> Iterator[str]:
-    """`actiondex serve --host HOST` on a free port; yields its base URL."""
-    port = free_port(host)
-    command = [sys.executable, "-m", "actiondex", "serve", "--host", host, "--port", str(port)]
-    with subprocess.Popen(command, env=env_for(data_dir, **extra), stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE) as server:
-        base = f"http://{host}:{port}"
-        try:
-            _wait_for(f"{base}/healthz", server)
-            yield base
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-
-
-def _wait_for(url: str, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert server.poll() is None, server.stderr.read() if server.stderr else ""
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"{url} did not answer in 60 s")
-
-
-def stdio_server(data_dir: Path, db_url: str = "") -> StdioServerParameters:
-    """How the SDK's stdio client starts `actiondex mcp`."""
-    return StdioServerParameters(command=sys.executable, args=["-m", "actiondex", "mcp"],
-                                 env=env_for(data_dir, db_url))
 
 
 async def check_tool_list(client: Client) -> None:
