@@ -9,8 +9,7 @@ from actiondex.runtime import open_store
 def mcp() -> None:
     """Serve the MCP tools (find_action, get_action, get_site, prepare_call) over stdio.
 
-    stdin and stdout carry the protocol and nothing else; every log goes to stderr. The
-    index follows the store while it runs, as with `serve`.
+    stdout carries the protocol only; logs go to stderr. The index follows the store.
     """
     from actiondex.serving import serve_stdio
 
