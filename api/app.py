@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
-    # A plain route: the SDK answers every method on it, and /openapi.json leaves it out.
+    # Not an APIRoute: the SDK answers every method on it, and /openapi.json leaves it out.
     app.router.routes.append(mcp_http.McpRoute(mcp))
     return app
 
