@@ -6,7 +6,7 @@ DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-test demo test lint postgres clean bench bench-relevance bench-speed
+.PHONY: help install install-test demo test lint postgres browser clean bench bench-relevance bench-speed
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -31,7 +31,13 @@ demo: install ## Crawl the bundled demo web, search it, serve the API (DEMO_ARGS
 postgres: ## Start the machine's PostgreSQL if it is installed but down
 	@scripts/ensure-postgres
 
-test: install-test postgres ## Run the whole test suite on SQLite and PostgreSQL
+# tests/web drive Debian's chromium through Playwright (Playwright's own browser download is
+# not used): install it when it is missing; the package list is refreshed only if needed.
+browser: ## Install Debian's chromium for the browser tests when /usr/bin/chromium is absent
+	@test -x /usr/bin/chromium || apt-get install -y chromium || \
+		{ apt-get update && apt-get install -y chromium; }
+
+test: install-test postgres browser ## Run the whole test suite on SQLite and PostgreSQL
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install-test ## ruff over the code

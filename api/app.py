@@ -20,6 +20,7 @@ from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
 from api.routes import find, health, validate
+from api.web import install_web
 from registry.config import Settings, get_settings
 from registry.crawl_state import last_run
 from registry.db import make_engine, reading
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(find.router)
     app.include_router(health.router)
     app.include_router(validate.router)
+    install_web(app)
     # Not an APIRoute: the SDK answers every method on it, and /openapi.json leaves it out.
     app.router.routes.append(mcp_http.McpRoute(mcp))
     return app

@@ -79,18 +79,18 @@ async def validate(
     url = _url_form(body)
     if url is None:
         try:
-            report = await run_in_threadpool(_body_report, body, origin)
+            report = await run_in_threadpool(body_report, body, origin)
         except ValueError as exc:
             return error_response(422, "invalid-parameter", str(exc), "origin")
         return JSONResponse(report.public())
-    target = _target(url)
+    target = fetch_target(url)
     if target is None:
         return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain",
                               "url")
-    return await run_in_threadpool(_fetch_report, target, flags)
+    return await run_in_threadpool(fetch_report, target, flags)
 
 
-def _target(url: Any) -> str | None:
+def fetch_target(url: Any) -> str | None:
     """An http(s) URL to hand the child; a bare domain means its https homepage."""
     if not isinstance(url, str) or len(url) > MAX_URL:
         return None
@@ -111,7 +111,7 @@ async def _bounded_body(request: Request) -> bytes | None:
     return b"".join(chunks)
 
 
-def _body_report(body: bytes, origin: str | None) -> ValidationReport:
+def body_report(body: bytes, origin: str | None) -> ValidationReport:
     """The posted document's report; ValueError when ``origin`` is not a site."""
     return validate_placed(place(body, origin=origin))
 
@@ -133,7 +133,8 @@ def _child_error(stdout: str) -> str:
         return "invalid URL"
 
 
-def _fetch_report(url: str, flags: list[str]) -> JSONResponse:
+def fetch_report(url: str, flags: list[str]) -> JSONResponse:
+    """The URL form's answer as POST /validate sends it (the web validator shows it too)."""
     if not _fetches.acquire(blocking=False):
         return error_response(503, "busy", "too many validations running; retry shortly",
                               headers={"Retry-After": "10"})

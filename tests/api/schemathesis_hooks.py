@@ -17,7 +17,7 @@ from typing import Any
 
 import schemathesis
 
-from api.routes.validate import _target
+from api.routes.validate import fetch_target
 
 NEGATIVE_ACCEPTED = "ST201"
 
@@ -35,7 +35,8 @@ def _json(body: Any) -> tuple[bool, Any]:
 def fetches(body: Any) -> bool:
     """Whether POST /validate would fetch for ``body``: JSON whatever the Content-Type."""
     _, value = _json(body)
-    return isinstance(value, dict) and set(value) == {"url"} and _target(value["url"]) is not None
+    return (isinstance(value, dict) and set(value) == {"url"}
+            and fetch_target(value["url"]) is not None)
 
 
 def _not_a_document(case: Any) -> bool:

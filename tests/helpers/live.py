@@ -1,5 +1,7 @@
-"""Live servers for tests: a store of two ingested shops, and `actiondex serve` and `actiondex
-mcp` over it as real processes on loopback and stdio."""
+"""Live servers for tests, as an agent or a browser meets them: `actiondex serve` on loopback
+over a data dir (the same steps as tests/api/test_openapi.py's ``live`` fixture, which could
+use it), `actiondex mcp` as the SDK's stdio client starts it, and a store of two ingested
+shops for them to serve."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from mcp.client.stdio import StdioServerParameters
 
 from tests.helpers.cli import run
@@ -29,6 +32,8 @@ def ingest_shops(data_dir: Path, db_url: str = "") -> None:
 
 
 def env_for(data_dir: Path, db_url: str = "", **extra: str) -> dict[str, str]:
+    """The environment of a server over ``data_dir`` (SQLite unless ``db_url``), rate limit
+    off, plus ``extra`` ACTIONDEX_ variables."""
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url,
            "ACTIONDEX_RATE_LIMIT": "0", **extra}
     env.pop("ACTIONDEX_DEBUG", None)
@@ -43,30 +48,34 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 @contextmanager
 def serving(data_dir: Path, host: str = "127.0.0.1", **extra: str) -> Iterator[str]:
-    """`actiondex serve --host HOST` on a free port; yields its base URL."""
+    """`actiondex serve --host HOST` over ``data_dir`` on a free port; yields its base URL."""
     port = free_port(host)
     command = [sys.executable, "-m", "actiondex", "serve", "--host", host, "--port", str(port)]
-    with subprocess.Popen(command, env=env_for(data_dir, **extra), stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE) as server:
+    # stderr to a file, not a pipe: the access log writes a line per request, and a pipe
+    # nobody reads would stop the server once it is full.
+    log = data_dir / f"serve-{port}.log"
+    with log.open("wb") as sink, subprocess.Popen(command, env=env_for(data_dir, **extra),
+                                                  stdout=subprocess.DEVNULL,
+                                                  stderr=sink) as server:
         base = f"http://{host}:{port}"
         try:
-            _wait_for(f"{base}/healthz", server)
+            wait_for(f"{base}/healthz", server, log)
             yield base
         finally:
             server.terminate()
             server.wait(timeout=30)
 
 
-def _wait_for(url: str, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
+def wait_for(url: str, server: subprocess.Popen[bytes], log: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        assert server.poll() is None, log.read_text()
         try:
             with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
                 return
         except OSError:
             time.sleep(0.2)
-    raise AssertionError(f"{url} did not answer in 60 s")
+    pytest.fail(f"{url} did not answer in {seconds:.0f} s")
 
 
 def stdio_server(data_dir: Path, db_url: str = "") -> StdioServerParameters:

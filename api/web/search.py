@@ -1,0 +1,75 @@
+"""``/``: the search page. A GET form, so it works with JavaScript off and a search is a link.
+
+The form's values become a registry.search.FindQuery, as GET /find's do, so the bounds and
+the messages are the same: a query FindQuery refuses is shown on the page with status 422.
+"""
+
+from __future__ import annotations
+
+import functools
+from urllib.parse import urlencode
+
+import anyio.to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from pydantic import ValidationError
+
+from api.deps import IndexDep, SearchThreadsDep
+from api.web.render import page
+from registry.schemas import EFFECTS
+from registry.search import MAX_OFFSET, FindQuery, find, first_problem
+
+PAGE = 10  # results on one page
+FIELDS = ("q", "effect", "site", "offset")  # what the form sends; the rest is ignored
+LABELS = {"q": "What do you want to do?", "effect": "Effect", "site": "Site",
+          "offset": "Page"}  # a refused field, as the page names it
+
+router = APIRouter(include_in_schema=False)
+
+
+def _asked(request: Request) -> dict[str, list[str]]:
+    """The form's values, blank ones dropped (an empty site box means no site filter)."""
+    asked: dict[str, list[str]] = {}
+    for name, value in request.query_params.multi_items():
+        if name in FIELDS and (value.strip() or name == "q"):
+            asked.setdefault(name, []).append(value)
+    return asked
+
+
+@router.get("/", response_class=HTMLResponse)
+async def search_page(request: Request, index: IndexDep,
+                      search_threads: SearchThreadsDep) -> HTMLResponse:
+    asked = _asked(request)
+    form = {"q": (asked.get("q") or [""])[0], "effect": asked.get("effect", []),
+            "site": (asked.get("site") or [""])[0]}
+    context = {"title": "Search actions", "active": "search", "form": form, "all_effects": EFFECTS,
+               "problem": None, "found": None, "next_page": None, "previous_page": None,
+               "offset": 0, "as_json": None}
+    if "q" not in asked:
+        return page(request, "search.html", **context)
+    values = {"q": form["q"], "effect": form["effect"], "limit": PAGE,
+              "site": asked.get("site", []), "offset": (asked.get("offset") or ["0"])[0]}
+    try:
+        query = FindQuery.model_validate(values)
+    except ValidationError as exc:
+        field, message = first_problem(exc.errors())
+        context["problem"] = {"field": LABELS.get(field, field), "message": message}
+        return page(request, "search.html", 422, **context)
+    run = functools.partial(find, index, query)
+    found = await anyio.to_thread.run_sync(run, limiter=search_threads)
+    context.update(found=found, offset=query.offset, title=f"{query.q} - search actions",
+                   as_json=_link(query, query.offset, "/find"))
+    following = query.offset + PAGE
+    if len(found.results) == PAGE and following <= MAX_OFFSET:
+        context["next_page"] = _link(query, following)
+    if query.offset:
+        context["previous_page"] = _link(query, max(0, query.offset - PAGE))
+    return page(request, "search.html", **context)
+
+
+def _link(query: FindQuery, offset: int, path: str = "/") -> str:
+    """The same search at another offset (on /find: as JSON, for agents)."""
+    pairs = [("q", query.q), *(("effect", e) for e in query.effect),
+             *(("site", s) for s in query.site)]
+    pairs += [("limit", str(PAGE))] if path != "/" else []
+    return f"{path}?" + urlencode([*pairs, ("offset", str(offset))] if offset else pairs)
