@@ -1,23 +1,31 @@
-"""`actiondex serve`: the API, with the index following the store while it runs."""
+"""`actiondex serve` (the API) and `actiondex mcp` (the MCP tools over stdio), each with the
+index following the store while it runs."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
+import anyio
 import uvicorn
 from sqlalchemy import Engine
 
 from actiondex import output
 from actiondex.runtime import UserError, open_index
-from api.app import create_app
+from api.app import SEARCH_THREADS, create_app
+from api.mcp import build_server
+from api.mcp.http import PATH as MCP_PATH
+from api.mcp.http import for_listener
 from api.observe import ACCESS
 from registry.config import Settings
 from registry.db import transaction
-from registry.index import ActionIndex
+from registry.index import ActionIndex, vectors
 
 SYNC_EVERY_S = 5.0
 # One process serves every request: /find searches in threads (api.app.SEARCH_THREADS) and
@@ -64,18 +72,53 @@ def log_access(enabled: bool) -> None:
     ACCESS.propagate = False
 
 
+@contextlib.contextmanager
+def following(index: ActionIndex, engine: Engine) -> Iterator[None]:
+    stop = threading.Event()
+    follower = threading.Thread(target=follow_store, args=(index, engine, stop), daemon=True)
+    follower.start()
+    try:
+        yield
+    finally:
+        stop.set()
+
+
 def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     check_port_free(host, port)
     log_access(settings.access_log)
     index = open_index(settings, engine)
-    stop = threading.Event()
-    follower = threading.Thread(target=follow_store, args=(index, engine, stop), daemon=True)
-    follower.start()
     output.info(f"serving on http://{host}:{port}  (try /find?q=buy+printer+paper; "
                 "Ctrl-C stops)")
+    output.info(f"MCP for agents: http://{host}:{port}{MCP_PATH} (Streamable HTTP); over stdio: "
+                "`actiondex mcp`")
     sys.setswitchinterval(GIL_SWITCH_S)
-    try:
-        uvicorn.run(create_app(settings, index=index, engine=engine), host=host, port=port,
-                    log_level="warning", access_log=False)
-    finally:
-        stop.set()
+    with following(index, engine):
+        uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine),
+                    host=host, port=port, log_level="warning", access_log=False)
+
+
+@dataclass
+class StdioBacking:
+    """What the MCP tools read over stdio (over HTTP: the app's state)."""
+
+    index: ActionIndex
+    engine: Engine
+    search_threads: anyio.CapacityLimiter
+
+
+def serve_stdio(settings: Settings, engine: Engine) -> None:
+    """The MCP tools on stdin/stdout until stdin closes. stdout is the wire: while the store
+    and the index open, anything printed goes to stderr instead (the SDK diverts the
+    descriptor itself once it serves)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        index = open_index(settings, engine)
+        vectors.load()
+
+    async def run() -> None:
+        backing = StdioBacking(index, engine, anyio.CapacityLimiter(SEARCH_THREADS))
+        await build_server(lambda: backing).run_stdio_async()
+
+    output.info(f"MCP tools on stdio over {output.safe_url(settings.db_url)} (closing stdin "
+                "stops)")
+    with following(index, engine):
+        anyio.run(run)

@@ -14,6 +14,8 @@ from api.cors import ReadCors
 from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.head import HeadAsGet
+from api.mcp import build_server
+from api.mcp import http as mcp_http
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
@@ -42,6 +44,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
     and without ``engine`` it makes one from settings (connecting only when first asked)."""
     settings = settings or get_settings()
+    mcp = mcp_http.Endpoint(build_server(lambda: app.state), settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -50,7 +53,8 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
         await anyio.to_thread.run_sync(vectors.load)
-        yield
+        async with mcp.running():
+            yield
         if owned:
             app.state.engine.dispose()
 
@@ -69,6 +73,8 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(ard.router)
     app.include_router(ard.well_known)
     install_web(app)
+    # Not an APIRoute: the SDK answers every method on it, and /openapi.json leaves it out.
+    app.router.routes.append(mcp_http.McpRoute(mcp))
     return app
 
 

@@ -11,8 +11,9 @@ from starlette.middleware.cors import CORSMiddleware
 
 NOT_SHARED = ("/validate", "/submissions")
 EXPOSED = ["ETag", "Retry-After", "Mcp-Session-Id", "Mcp-Protocol-Version"]
+# Mcp-Method and Mcp-Name: what MCP 2026-07-28 clients send with each request.
 ALLOWED_HEADERS = ["Content-Type", "If-None-Match", "Mcp-Session-Id", "Mcp-Protocol-Version",
-                   "Last-Event-ID"]
+                   "Last-Event-ID", "Mcp-Method", "Mcp-Name"]
 
 
 class ReadCors:

@@ -36,8 +36,15 @@ class Settings(BaseSettings):
     # by commas or spaces (checked when a crawl or validation builds the policy).
     allow_private: bool = False
     resolve: Annotated[list[str], NoDecode] = []
+    # The Host and Origin headers /mcp answers (the MCP SDK's DNS-rebinding guard), separated
+    # by commas or spaces: HOST, HOST:PORT or HOST:* (any port); "*" alone turns the guard off
+    # (behind a proxy that checks them). Empty hosts: loopback and the address `serve` listens
+    # on; empty origins: http and https on each allowed host.
+    mcp_allowed_hosts: Annotated[list[str], NoDecode] = []
+    mcp_allowed_origins: Annotated[list[str], NoDecode] = []
 
-    @field_validator("resolve", "cors_origins", mode="before")
+    @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
+                     mode="before")
     @classmethod
     def _split_entries(cls, value: Any) -> Any:
         # A list in the environment is one string; pydantic-settings would read it as JSON.

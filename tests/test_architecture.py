@@ -17,7 +17,8 @@ from tests.helpers.paths import ROOT
 
 # package (or sub-package) -> top-level names its modules must never import
 FORBIDDEN = {
-    "registry": {"crawler", "api", "actiondex", "scrapy", "twisted", "fastapi", "starlette"},
+    "registry": {"crawler", "api", "actiondex", "scrapy", "twisted", "fastapi", "starlette",
+                 "mcp"},
     "registry/index": {"registry.search"},
     "api": {"crawler", "actiondex", "scrapy", "twisted"},
     "crawler": {"api", "actiondex", "fastapi", "starlette"},

@@ -16,7 +16,7 @@ from tests.helpers.cli import one_line_error, run
 from tests.helpers.paths import FIXTURES
 
 INGEST = FIXTURES / "ingest"
-COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "migrate"]
+COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "mcp", "migrate"]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -1,0 +1,134 @@
+"""What the MCP tools answer, as models, so each tool publishes its output schema: a /find
+result plus whether a call needs approval (find_action), an action or flow as GET
+/actions/{id} reads it (get_action), a site (get_site), a planned request (prepare_call).
+
+The lookups (registry.lookup) and the planner (registry.prepare) answer dicts; these models
+only describe them. Keys they add later pass through (``extra="allow"``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from registry.effects import needs_approval
+from registry.results import FindResponse, FindResult, SourceRef
+from registry.schemas import Auth, Effect
+
+APPROVAL = ("True when calling it spends money, sends something in the person's name or "
+            "deletes something (effect spend, send or delete): ask your person first")
+
+
+class FoundAction(FindResult):
+    """One action (or flow) found: how to call it, what it does, and what it needs."""
+
+    needs_approval: bool = Field(description=APPROVAL)
+
+
+class FoundActions(BaseModel):
+    """One page of find_action results, best first."""
+
+    query: str = Field(description="The query as it was searched")
+    results: list[FoundAction]
+    took_ms: float = Field(description="Time the search took, in milliseconds")
+
+
+def found(response: FindResponse) -> FoundActions:
+    """A /find page as find_action answers it."""
+    results = [FoundAction(**result.model_dump(), needs_approval=needs_approval(result.effect))
+               for result in response.results]
+    return FoundActions(query=response.query, results=results, took_ms=response.took_ms)
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class DocumentRef(Open):
+    url: str
+    format: str
+    fetched_at: str | None = Field(description="When it was fetched (ISO 8601, UTC)")
+
+
+class FlowStepDetail(Open):
+    action: str = Field(description="The step's action, by name")
+    title: str | None = None
+    bindings: dict[str, Any] = Field(description="Its input: parameter -> $input.x or "
+                                                 "$steps.N.path")
+    resolved: ActionDetail | None = Field(description="That action (None: not stored)")
+
+
+class ActionDetail(Open):
+    """An action or a flow: what find_action says of it, where it was read, and (a flow)
+    its steps, each with its action."""
+
+    id: str
+    kind: Literal["action", "flow"]
+    site: str
+    site_name: str | None = None
+    name: str
+    title: str
+    description: str
+    effect: Effect
+    needs_approval: bool = Field(description=APPROVAL)
+    type: str | None
+    method: str | None
+    endpoint: str | None = Field(description="Absolute URL or RFC 6570 template")
+    auth: Auth
+    scope: str | None
+    cost: dict[str, Any] | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    same_origin: bool | None = Field(None, description="The endpoint is on the site's own "
+                                                       "domain")
+    source: SourceRef
+    document: DocumentRef
+    steps: list[FlowStepDetail] | None = Field(None, description="A flow's steps, in order")
+
+
+class SiteEntry(Open):
+    id: str
+    name: str
+    title: str | None
+    effect: Effect
+    method: str | None = None
+    endpoint: str | None = None
+
+
+class SiteDocument(DocumentRef):
+    status: int | None
+    diagnostics: list[dict[str, Any]]
+
+
+class SiteDetail(Open):
+    """A site: what it is, its actions and flows (get_action gives each in full), the
+    documents they were read from with what was wrong in them, and its last crawl."""
+
+    host: str
+    origin: str | None
+    name: str | None
+    description: str | None
+    version: int | None
+    changed_at: str | None
+    last_error: str | None
+    last_error_at: str | None
+    actions: list[SiteEntry]
+    flows: list[SiteEntry]
+    documents: list[SiteDocument]
+    last_crawl: dict[str, Any] | None
+
+
+class PreparedCall(Open):
+    """The exact HTTP request that calls the action with the input given. Not sent."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: str | None = Field(description="The request body, as the text to send")
+    needs_approval: bool = Field(description=APPROVAL)
+    effect: Effect
+    cost: Any = Field(description="What the call costs (a cost field resolved to the amount "
+                                  "in the input)")
+    scope: str | None
+    auth: Auth = Field(description="What calling it needs: none, api_key, oauth2, grant or "
+                                   "unknown")

@@ -1,0 +1,159 @@
+"""The MCP tools. Each one's docstring is the description an agent reads; its parameters and
+return type are its input and output schema (the SDK derives both)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any, Protocol
+
+import anyio.to_thread
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field, ValidationError, WithJsonSchema
+from sqlalchemy import Engine
+
+from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
+from registry import lookup
+from registry.db import DB_AWAY, reading
+from registry.index import ActionIndex
+from registry.prepare import PrepareError, prepare_call
+from registry.search import FindQuery, find, first_problem
+from registry.search.contract import LIMIT, PER_SITE
+
+EFFECTS = (
+    "Each action's `effect` says what calling it does: `read` only looks something up; "
+    "`write` changes something of the person's that can be changed back (a cart, a draft, a "
+    "setting); `send` sends a message or shares something in the person's name; `spend` pays "
+    "or commits money (buy, order, book, donate); `delete` removes something. "
+    "`needs_approval` is true for send, spend and delete: ask your person before calling "
+    "those.")
+_FIND = FindQuery.model_json_schema()["properties"]
+
+
+def like(field: str) -> WithJsonSchema:
+    """The JSON Schema GET /find publishes for its parameter ``field``: the tool shows the
+    same bounds, and FindQuery checks them, so a bad value is refused in /find's words."""
+    schema = {key: value for key, value in _FIND[field].items() if key != "title"}
+    return WithJsonSchema(schema)
+
+
+class Backing(Protocol):
+    """What the tools read: the app's state over HTTP, the command's over stdio."""
+
+    index: ActionIndex
+    engine: Engine
+    search_threads: anyio.CapacityLimiter
+
+
+ActionId = Annotated[str, Field(min_length=1, max_length=100, description=(
+    "The `id` of an action or a flow, as find_action gives it"))]
+Host = Annotated[str, Field(min_length=1, max_length=300, description=(
+    "The site's host (shop.example), or its URL"))]
+Input = Annotated[dict[str, Any], Field(default_factory=dict, description=(
+    "The arguments, as the action's input_schema describes them"))]
+
+
+def _listed(value: Any) -> Any:
+    # One value where a list is wanted: an agent writing effect="spend" means ["spend"].
+    return [value] if isinstance(value, str) else value
+
+
+def find_query(arguments: dict[str, Any]) -> FindQuery:
+    """find_action's arguments as the FindQuery GET /find builds; a bad one is a ToolError
+    with the message /find gives, naming the argument."""
+    try:
+        return FindQuery(**arguments)
+    except ValidationError as exc:
+        name, message = first_problem(exc.errors())
+        raise ToolError(f"{'query' if name == 'q' else name}: {message}") from exc
+
+
+class Tools:
+    def __init__(self, backing: Callable[[], Backing]) -> None:
+        self._backing = backing
+
+    async def find_action(  # noqa: PLR0913 - one argument per GET /find parameter
+        self,
+        query: Annotated[str, like("q")],
+        effect: Annotated[Any, like("effect")] = (),
+        site: Annotated[Any, like("site")] = (),
+        type: Annotated[Any, like("type")] = (),  # noqa: A002 - /find's name for it
+        format: Annotated[Any, like("format")] = (),  # noqa: A002 - /find's name for it
+        method: Annotated[Any, like("method")] = (),
+        auth: Annotated[Any, like("auth")] = (),
+        origin: Annotated[Any, like("origin")] = "same",
+        limit: Annotated[Any, like("limit")] = LIMIT,
+        offset: Annotated[Any, like("offset")] = 0,
+        per_site: Annotated[Any, like("per_site")] = PER_SITE,
+        explain: Annotated[Any, like("explain")] = False,
+    ) -> FoundActions:
+        """Find the actions websites offer agents for what your person wants done ("buy
+        printer paper", "book a table for two tonight"), best first: which site offers it,
+        how to call it (method, endpoint, input schema), what calling it needs (auth, scope)
+        and costs (cost). Flows (several actions in order) list their steps. Filter by effect
+        to see only what is safe to call unasked. Nothing is called or sent.
+        """
+        query_ = find_query({
+            "q": query, "effect": _listed(effect), "site": _listed(site), "type": _listed(type),
+            "format": _listed(format), "method": _listed(method), "auth": _listed(auth),
+            "origin": origin, "limit": limit, "offset": offset, "per_site": per_site,
+            "explain": explain})
+        backing = self._backing()
+        # Off the event loop, in the app's search threads (api/routes/find.py says why).
+        run = functools.partial(find, backing.index, query_)
+        return found(await anyio.to_thread.run_sync(run, limiter=backing.search_threads))
+
+    async def get_action(self, id: ActionId) -> ActionDetail:  # noqa: A002 - its name on /find
+        """One action or flow in full, by the `id` find_action gave: how to call it (method,
+        endpoint, input and output schema), what it does and needs, where it was read; a
+        flow's steps each with its action.
+        """
+        detail = await self._read(_action_or_flow, id)
+        if detail is None:
+            raise ToolError(f"no action or flow has the id {id!r}: ids come from find_action")
+        return ActionDetail.model_validate(detail)
+
+    async def get_site(self, host: Host) -> SiteDetail:
+        """One site: what it is, every action and flow it offers (each `id` for get_action),
+        the documents they were read from with their diagnostics, and its last crawl.
+        """
+        site = await self._read(lookup.site_detail, host)
+        if site is None:
+            raise ToolError(f"the registry knows no site {host!r}")
+        return SiteDetail.model_validate(site)
+
+    async def prepare_call(self, action_id: ActionId, input: Input) -> PreparedCall:  # noqa: A002
+        """Plan a call, never make it: the exact HTTP request (method, url, headers, body)
+        that calls the action `action_id` with `input`, after checking `input` against the
+        action's input schema (every problem listed, with its JSON path). Says whether the
+        call needs your person's approval and what it costs. Nothing is sent: making the
+        request is yours to do.
+        """
+        action = await self._read(lookup.action_detail, action_id)
+        if action is None:
+            flow = await self._read(lookup.flow_detail, action_id)
+            raise ToolError(
+                f"{action_id!r} is a flow: prepare each step's action in turn" if flow else
+                f"no action has the id {action_id!r}: ids come from find_action")
+        try:
+            return PreparedCall.model_validate(prepare_call(action, input))
+        except PrepareError as exc:
+            problems = "; ".join(f"{p['path']}: {p['message']}" for p in exc.problems)
+            raise ToolError(f"{exc.code}: {problems}") from exc
+
+    async def _read(self, lookup_: Callable[..., Any], *args: Any) -> Any:
+        """A lookup in a read-only session, in a worker thread (the database blocks)."""
+        engine = self._backing().engine
+
+        def read() -> Any:
+            with reading(engine) as session:
+                return lookup_(session, *args)
+
+        try:
+            return await anyio.to_thread.run_sync(read)
+        except DB_AWAY as exc:  # the agent may retry; a bug would still be a crash
+            raise ToolError("the registry's database is unavailable: try again shortly") from exc
+
+
+def _action_or_flow(session: Any, id_: str) -> dict[str, Any] | None:
+    return lookup.action_detail(session, id_) or lookup.flow_detail(session, id_)

@@ -1,0 +1,72 @@
+"""The MCP parts in-process: the Host guard's defaults, and a tool error (not a crash) when
+the database is away."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from sqlalchemy import Engine
+
+from api.mcp import build_server
+from api.mcp.http import for_listener, listen_hosts, transport_security
+from registry.config import Settings
+from registry.db import make_engine
+from registry.index import ActionIndex
+
+
+def test_the_hosts_answered_by_default() -> None:
+    loopback = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
+    assert listen_hosts("127.0.0.1") == loopback
+    assert listen_hosts("0.0.0.0") == loopback == listen_hosts("::")  # names unknown
+    assert listen_hosts("10.1.2.3")[-2:] == ["10.1.2.3", "10.1.2.3:*"]
+    assert listen_hosts("fd00::5")[-2:] == ["[fd00::5]", "[fd00::5]:*"]
+    guard = transport_security(Settings())
+    assert guard.enable_dns_rebinding_protection and guard.allowed_hosts == loopback
+    assert "http://localhost:*" in guard.allowed_origins
+    assert "https://[::1]:*" in guard.allowed_origins
+    assert for_listener(Settings(), "10.1.2.3").mcp_allowed_hosts[-1] == "10.1.2.3:*"
+
+
+def test_settings_replace_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACTIONDEX_MCP_ALLOWED_HOSTS", "registry.example, registry.example:*")
+    monkeypatch.setenv("ACTIONDEX_MCP_ALLOWED_ORIGINS", "https://agent.example")
+    settings = for_listener(Settings(), "0.0.0.0")
+    guard = transport_security(settings)
+    assert guard.allowed_hosts == ["registry.example", "registry.example:*"]
+    assert guard.allowed_origins == ["https://agent.example"]
+    assert not transport_security(Settings(mcp_allowed_hosts=["*"])
+                                  ).enable_dns_rebinding_protection
+
+
+@dataclass
+class Away:
+    index: ActionIndex
+    engine: Engine
+    search_threads: anyio.CapacityLimiter
+
+
+def test_a_database_away_is_a_tool_error(tmp_path: Path) -> None:
+    """Nothing listens on port 1: each lookup says the database is unavailable, and the agent
+    may try again; find_action still answers from the index."""
+    engine = make_engine(Settings(data_dir=tmp_path,
+                                  database_url="postgresql://nobody@127.0.0.1:1/none"))
+
+    async def body() -> None:
+        backing = Away(ActionIndex.open(tmp_path / "index"), engine, anyio.CapacityLimiter(1))
+        async with Client(build_server(lambda: backing)) as client:
+            for tool, arguments in [("get_action", {"id": "a1"}),
+                                    ("get_site", {"host": "shop.example"}),
+                                    ("prepare_call", {"action_id": "a1"})]:
+                result = await client.call_tool(tool, arguments)
+                assert result.is_error, tool
+                assert "database is unavailable" in result.content[0].text  # type: ignore[union-attr]
+            found = await client.call_tool("find_action", {"query": "paper"})
+            assert not found.is_error and found.structured_content == {
+                "query": "paper", "results": [], "took_ms": found.structured_content["took_ms"]}
+
+    anyio.run(body)
+    engine.dispose()
