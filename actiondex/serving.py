@@ -83,14 +83,24 @@ def following(index: ActionIndex, engine: Engine) -> Iterator[None]:
         stop.set()
 
 
+def doors(base: str) -> list[str]:
+    """Where each door of a server at ``base`` is, one line each, for people to read."""
+    return [f"web page:    {base}/  (search, action and site pages, {base}/validator)",
+            f"HTTP API:    {base}/find?q=buy+printer+paper  (all routes: {base}/docs)",
+            f"MCP:         {base}{MCP_PATH}  (Streamable HTTP; over stdio: `actiondex mcp`)",
+            f"ARD v0.91:   {base}/ard/agents  (and POST /ard/search, /ard/explore; this "
+            f"registry described: {base}/.well-known/ard.json)",
+            f"operations:  {base}/readyz  {base}/metrics"]
+
+
 def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     check_port_free(host, port)
     log_access(settings.access_log)
     index = open_index(settings, engine)
-    output.info(f"serving on http://{host}:{port}  (try /find?q=buy+printer+paper; "
-                "Ctrl-C stops)")
-    output.info(f"MCP for agents: http://{host}:{port}{MCP_PATH} (Streamable HTTP); over stdio: "
-                "`actiondex mcp`")
+    base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    output.info(f"serving on {base}  (Ctrl-C stops)")
+    for line in doors(base):
+        output.info(f"  {line}")
     sys.setswitchinterval(GIL_SWITCH_S)
     with following(index, engine):
         uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine),

@@ -8,7 +8,7 @@ from actiondex import output
 from actiondex.crawling import CrawlOptions, crawl_and_index
 from actiondex.demo.web import DemoWeb
 from actiondex.runtime import open_index, open_store
-from actiondex.serving import check_port_free, serve_api
+from actiondex.serving import check_port_free, doors, serve_api
 from registry.config import Settings
 from registry.search import FindQuery, find
 
@@ -43,3 +43,8 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
                 f"`actiondex --data-dir {settings.data_dir} find \"book a table\"`")
     if serve:
         serve_api(settings, engine, "127.0.0.1", port)
+        return
+    output.info(f"serve it with `actiondex --data-dir {settings.data_dir} serve --port {port}`;"
+                " it then answers at:")
+    for line in doors(f"http://127.0.0.1:{port}"):
+        output.info(f"  {line}")
