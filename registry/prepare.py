@@ -30,6 +30,9 @@ QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
 PLACES = frozenset({"path", "query", "header", "cookie", "formData"})
+# Formats whose actions are OpenAPI operations (registry.formats._openapi): a ``body`` field is
+# the request body, parameters carry ``x-in``.
+OPENAPI = frozenset({"openapi", "ai-plugin", "api-catalog", "wildcard-agents-json"})
 
 
 class PrepareError(Exception):
@@ -64,7 +67,9 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
     method = (action.get("method") or ("GET" if action.get("effect") == "read" else "POST"))
     method = method.upper()
-    url, headers, body = _request(endpoint, method, schema, input, _content_type(action))
+    source = action.get("source")
+    places = _places(schema, source.get("format") if isinstance(source, dict) else None)
+    url, headers, body = _request(endpoint, method, places, input, _content_type(action))
     effect = action.get("effect", "write")
     return {"method": method, "url": url, "headers": headers, "body": body,
             "needs_approval": needs_approval(effect), "effect": effect, "cost": cost,
@@ -78,21 +83,21 @@ def _content_type(action: dict[str, Any]) -> str | None:
     return declared if isinstance(declared, str) else None
 
 
-def _places(schema: dict[str, Any]) -> dict[str, str]:
-    """Field -> where it goes, for fields the schema places itself (``x-in``)."""
+def _places(schema: dict[str, Any], source_format: str | None) -> dict[str, str]:
+    """Field -> where it goes, for fields the schema places itself (``x-in``). Beside them,
+    or in any action read from an OpenAPI document, ``body`` is the whole request body."""
     props = schema.get("properties")
     if not isinstance(props, dict):
         return {}
     places = {name: spec["x-in"] for name, spec in props.items()
               if isinstance(spec, dict) and spec.get("x-in") in PLACES}
-    if places and "body" in props and "body" not in places:
-        places["body"] = "body"  # OpenAPI's request body, beside the placed parameters
+    if "body" in props and "body" not in places and (places or source_format in OPENAPI):
+        places["body"] = "body"
     return places
 
 
-def _request(endpoint: str, method: str, schema: dict[str, Any], values: dict[str, Any],
+def _request(endpoint: str, method: str, places: dict[str, str], values: dict[str, Any],
              content_type: str | None) -> tuple[str, dict[str, str], str | None]:
-    places = _places(schema)
     try:
         in_url = set(variables(endpoint))
         holes = simple_variables(endpoint)
