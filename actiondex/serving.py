@@ -58,7 +58,7 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
                 "Ctrl-C stops)")
     sys.setswitchinterval(GIL_SWITCH_S)
     try:
-        uvicorn.run(create_app(settings, index=index), host=host, port=port,
+        uvicorn.run(create_app(settings, index=index, engine=engine), host=host, port=port,
                     log_level="warning", access_log=False)
     finally:
         stop.set()

@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import FastAPI
+from sqlalchemy import Engine
 
 from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.ratelimit import RateLimit
-from api.routes import find, health, validate
+from api.routes import actions, find, health, sites, validate
 from registry.config import Settings, get_settings
+from registry.db import make_engine
 from registry.index import ActionIndex, vectors
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
@@ -25,31 +27,47 @@ SEARCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity"
 DESCRIPTION = (
     "An open registry of the actions websites offer AI agents. `GET /find` answers which "
     "site offers which action for a plain-language request, how to call it and what it will "
-    "do; `POST /validate` shows a site owner what agents will see. Every error is "
+    "do; `GET /actions/{id}`, `/flows/{id}`, `/sites` (a change feed), `/sites/{host}` (and "
+    "its `/manifest`) and `/stats` read the registry, with ETags; `POST /actions/{id}/prepare` "
+    "plans a call without making it; `POST /validate` shows a site owner what agents will "
+    "see. Every error is "
     '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
-def create_app(settings: Settings | None = None, index: ActionIndex | None = None) -> FastAPI:
-    """Build the app; without ``index``, the lifespan opens the one under settings.index_path."""
+def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
+               engine: Engine | None = None) -> FastAPI:
+    """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
+    and without ``engine`` it makes one from settings (and disposes of it at the end)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if app.state.index is None:
             app.state.index = ActionIndex.open(settings.index_path)
+        own_engine = app.state.engine is None
+        if own_engine:
+            app.state.engine = make_engine(settings)  # connects on first use, not now
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
         await anyio.to_thread.run_sync(vectors.load)
-        yield
+        try:
+            yield
+        finally:
+            if own_engine:
+                app.state.engine.dispose()
+                app.state.engine = None
 
     app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.index = index
+    app.state.engine = engine
     install_error_handlers(app)
     install_docs(app)
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
     app.include_router(find.router)
+    app.include_router(actions.router)
+    app.include_router(sites.router)
     app.include_router(health.router)
     app.include_router(validate.router)
     return app

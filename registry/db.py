@@ -19,6 +19,9 @@ from registry.config import Settings
 # keep their work (the crawler spools a site) or say so in one line.
 DB_AWAY = (OperationalError, InterfaceError)
 
+# The execution option that marks an engine's transactions as read-only (see ``reading``).
+READ_ONLY = "actiondex_read_only"
+
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
@@ -30,7 +33,10 @@ def make_engine(settings: Settings) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         # IMMEDIATE takes the write lock up front: a deferred transaction that read first
         # cannot upgrade to a write once another process has committed ("database is locked").
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        # A reader (``reading``) begins deferred: it takes no lock, and WAL gives it one
+        # snapshot for all its statements while a crawl writes.
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql(
+            "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"))
         return engine
     return create_engine(url, pool_pre_ping=True)
 
@@ -52,6 +58,14 @@ def transaction(engine: Engine) -> Iterator[Session]:
     """One unit of work: commit on success, roll back on any error."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Session]:
+    """A unit of work that only reads (the API's lookups): one consistent snapshot, rolled
+    back at the end; on SQLite it waits for no writer."""
+    with Session(engine.execution_options(**{READ_ONLY: True})) as session:
+        yield session  # closing it rolls its transaction back
 
 
 def alembic_config(engine: Engine) -> Config:

@@ -46,7 +46,10 @@ def naive_utc(moment: datetime) -> datetime:
     """A time as the store keeps it: UTC without a zone (a naive time is taken as UTC)."""
     if moment.tzinfo is None:
         return moment
-    return moment.astimezone(UTC).replace(tzinfo=None)
+    try:
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:  # within a day of year 1 or 9999: the ends of time will do
+        return datetime.min if moment.year == 1 else datetime.max
 
 
 def encode_cursor(updated_at: datetime, host: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,14 @@ def store_fixture(session: Session, relative: str) -> str:
     crawl = SiteCrawl(host=host, origin=origin_of(document.url), documents=documents)
     promote_site(session, normalise_site(crawl))
     return host
+
+
+def promote_manifest(session: Session, host: str, actions: list[dict[str, Any]],
+                     now: datetime | None = None) -> None:
+    """Crawl ``host`` as if it served an agent-actions manifest of ``actions`` at its
+    well-known path: normalised and promoted by the store's own path, at ``now``."""
+    body = json.dumps({"schema": "agent-actions/0.1", "site": f"https://{host}",
+                       "actions": actions}).encode()
+    doc = RawDocument(url=f"https://{host}/.well-known/agent-actions.json", body=body)
+    update = normalise_site(SiteCrawl(host=host, origin=f"https://{host}", documents=[doc]))
+    promote_site(session, update, now=now)

@@ -4,7 +4,6 @@ missed or listed twice for one change (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -12,21 +11,14 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry.listing import BadCursor, cursor_after, list_sites
-from registry.normalising import normalise_site
-from registry.schemas import RawDocument, SiteCrawl
-from registry.service import promote_site
-from tests.helpers.stores import add_site
+from tests.helpers.stores import add_site, promote_manifest
 
 T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site
 
 
 def crawl(session: Session, host: str, now: datetime, title: str = "Search") -> None:
-    """Promote an agent-actions manifest for ``host`` at ``now``, the store's own path."""
-    body = json.dumps({"schema": "agent-actions/0.1", "site": f"https://{host}", "actions": [
-        {"name": "search", "title": title, "method": "GET", "path": "/s{?q}"}]}).encode()
-    doc = RawDocument(url=f"https://{host}/.well-known/agent-actions.json", body=body)
-    update = normalise_site(SiteCrawl(host=host, origin=f"https://{host}", documents=[doc]))
-    promote_site(session, update, now=now)
+    promote_manifest(session, host, [{"name": "search", "title": title, "method": "GET",
+                                      "path": "/s{?q}"}], now)
 
 
 def feed(session: Session, **filters: Any) -> list[dict[str, Any]]:
