@@ -4,12 +4,13 @@ auth}``. Nothing is sent anywhere.
 
 The input is checked against the action's input schema first (registry.input_check: every
 problem, each with its JSON path). Then each field goes where the action says:
-- a field marked ``x-in`` (OpenAPI parameters: path, query, header, cookie) goes there, and a
-  ``body`` field beside them is the whole request body;
+- a field marked ``x-in`` (OpenAPI parameters: path, query, header, cookie, formData) goes
+  there; the one marked ``x-in: body`` is the whole request body;
 - otherwise a field named in the endpoint's RFC 6570 template fills it, and the rest go to the
   query string for GET, HEAD, DELETE and OPTIONS, else to the body.
 The body is JSON, or a form (``application/x-www-form-urlencoded``) when the action says so
-(``content_type``, or ``x-content-type`` in its input schema); ``body`` is the text to send.
+(``content_type``, or ``x-content-type`` in its input schema or its body field); ``body`` is
+the text to send.
 ``needs_approval``: spend, send and delete need the person's yes first. A cost whose
 ``field`` names an input field is answered with that field's amount.
 """
@@ -29,10 +30,7 @@ from registry.urls import absolute
 QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
-PLACES = frozenset({"path", "query", "header", "cookie", "formData"})
-# Formats whose actions are OpenAPI operations (registry.formats._openapi): a ``body`` field is
-# the request body, parameters carry ``x-in``.
-OPENAPI = frozenset({"openapi", "ai-plugin", "api-catalog", "wildcard-agents-json"})
+PLACES = frozenset({"path", "query", "header", "cookie", "formData", "body"})
 
 
 class PrepareError(Exception):
@@ -67,9 +65,8 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
     method = (action.get("method") or ("GET" if action.get("effect") == "read" else "POST"))
     method = method.upper()
-    source = action.get("source")
-    places = _places(schema, source.get("format") if isinstance(source, dict) else None)
-    url, headers, body = _request(endpoint, method, places, input, _content_type(action))
+    url, headers, body = _request(endpoint, method, _places(schema), input,
+                                  _content_type(action))
     effect = action.get("effect", "write")
     return {"method": method, "url": url, "headers": headers, "body": body,
             "needs_approval": needs_approval(effect), "effect": effect, "cost": cost,
@@ -77,23 +74,25 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
 
 
 def _content_type(action: dict[str, Any]) -> str | None:
-    schema = action.get("input_schema")
-    declared = action.get("content_type") or (
-        schema.get("x-content-type") if isinstance(schema, dict) else None)
+    """The body's media type if the action says: ``content_type``, else ``x-content-type`` of
+    its input schema (a Schema.org EntryPoint's encodingType) or of its ``body`` field (an
+    OpenAPI request body that is not JSON)."""
+    schema = action.get("input_schema") if isinstance(action.get("input_schema"), dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    body = props.get("body") if isinstance(props.get("body"), dict) else {}
+    declared = action.get("content_type") or schema.get("x-content-type") or body.get(
+        "x-content-type")
     return declared if isinstance(declared, str) else None
 
 
-def _places(schema: dict[str, Any], source_format: str | None) -> dict[str, str]:
-    """Field -> where it goes, for fields the schema places itself (``x-in``). Beside them,
-    or in any action read from an OpenAPI document, ``body`` is the whole request body."""
+def _places(schema: dict[str, Any]) -> dict[str, str]:
+    """Field -> where it goes, for fields the schema places itself (``x-in``, as OpenAPI
+    operations do: ``body`` is the whole request body)."""
     props = schema.get("properties")
     if not isinstance(props, dict):
         return {}
-    places = {name: spec["x-in"] for name, spec in props.items()
-              if isinstance(spec, dict) and spec.get("x-in") in PLACES}
-    if "body" in props and "body" not in places and (places or source_format in OPENAPI):
-        places["body"] = "body"
-    return places
+    return {name: spec["x-in"] for name, spec in props.items()
+            if isinstance(spec, dict) and spec.get("x-in") in PLACES}
 
 
 def _request(endpoint: str, method: str, places: dict[str, str], values: dict[str, Any],

@@ -61,6 +61,26 @@ def test_a_form_action_sends_a_form(session: Session) -> None:
     assert call["body"] == "product_id=tin+9&quantity=2"
 
 
+def test_a_webmcp_form_is_sent_as_its_enctype(session: Session) -> None:
+    subscribe = action(session, "schemaorg/webmcp-forms.html", "subscribe_newsletter")
+    call = prepare_call(subscribe, {"email": "me@example.org"})
+    assert call["method"] == "POST"
+    assert call["url"] == "https://news.webmcp-forms.example/subscribe"
+    assert call["headers"] == {"Content-Type": "application/x-www-form-urlencoded"}
+    assert call["body"] == "email=me%40example.org"
+    assert call["effect"] == "write" and call["needs_approval"] is False
+
+
+def test_an_openapi_form_body_is_sent_as_a_form(session: Session) -> None:
+    rent = action(session, "openapi/swagger2.yaml", "rent_kite")
+    body = rent["input_schema"]["properties"]["body"]
+    rent["input_schema"]["properties"]["body"] = body | {
+        "x-content-type": "application/x-www-form-urlencoded"}
+    call = prepare_call(rent, {"body": {"kite": "k 1", "day": "2024-03-01"}})
+    assert call["headers"] == {"Content-Type": "application/x-www-form-urlencoded"}
+    assert call["body"] == "kite=k+1&day=2024-03-01"
+
+
 def test_every_problem_is_listed_with_its_path(session: Session) -> None:
     search = action(session, "agent-actions/full-shop.json", "search_products")
     code, found = problems(search, {"page": 0, "q": 5})
@@ -107,7 +127,7 @@ def test_openapi_parameters_go_where_they_say(session: Session) -> None:
     assert json.loads(call["body"]) == {"kite": "k1", "day": "2024-03-01"}
     placed = get_pet | {"input_schema": {"type": "object", "properties": {
         "petId": {"type": "string", "x-in": "path"}, "key": {"type": "string", "x-in": "header"},
-        "sid": {"type": "string", "x-in": "cookie"}, "body": {"type": "object"}}}}
+        "sid": {"type": "string", "x-in": "cookie"}, "body": {"type": "object", "x-in": "body"}}}}
     call = prepare_call(placed, {"petId": "rex", "key": "k", "sid": "s", "body": {"a": 1}})
     assert call["headers"] == {"key": "k", "Cookie": "sid=s", "Content-Type": "application/json"}
     assert call["body"] == '{"a":1}'
