@@ -4,6 +4,7 @@ PostgreSQL: bodies, ETag and 304, 404s and 422s in the error shape, 503 with the
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,20 @@ def test_prepare_refuses_what_it_cannot_read(live_store: Live) -> None:
         assert error(response)["code"] == "invalid-parameter"
     huge = live_store.client.post(path, content=b'{"input": {"q": "' + b"x" * 70_000 + b'"}}')
     assert huge.status_code == 413 and error(huge)["code"] == "too-large"
+
+
+def test_reads_do_not_wait_for_a_writer(live_store: Live) -> None:
+    """A crawl promoting a site holds SQLite's write lock; the API's reads begin deferred
+    (registry.db.reading), so they answer from the last committed state meanwhile."""
+    before = live_store.client.get("/stats").json()
+    with transaction(live_store.engine) as session:
+        promote_manifest(session, "writer.example", [{"name": "x", "method": "GET",
+                                                      "path": "/x"}])
+        started = time.monotonic()
+        during = live_store.client.get("/stats")
+        assert time.monotonic() - started < 5 and during.status_code == 200
+        assert during.json()["sites"] == before["sites"]  # not committed yet
+        session.rollback()
 
 
 def test_the_store_away_is_503(tmp_path: Path) -> None:
