@@ -62,9 +62,13 @@ def transaction(engine: Engine) -> Iterator[Session]:
 
 @contextmanager
 def reading(engine: Engine) -> Iterator[Session]:
-    """A unit of work that only reads (the API's lookups): one consistent snapshot, rolled
-    back at the end; on SQLite it waits for no writer."""
-    with Session(engine.execution_options(**{READ_ONLY: True})) as session:
+    """A unit of work that only reads (the API's lookups): one consistent snapshot for all
+    its statements (REPEATABLE READ on PostgreSQL: a site's actions and flows from the same
+    promotion), rolled back at the end; on SQLite it waits for no writer."""
+    options: dict[str, object] = {READ_ONLY: True}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "REPEATABLE READ"
+    with Session(engine.execution_options(**options)) as session:
         yield session  # closing it rolls its transaction back
 
 

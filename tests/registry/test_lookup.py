@@ -10,11 +10,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from registry.crawl_state import finish_run, start_run
+from registry.db import migrate, reading, transaction
 from registry.index import ActionIndex
 from registry.lookup import action_detail, flow_detail, site_detail, stats
 from registry.models import ActionRow, FlowRow
 from registry.search import FindQuery, page_json, search
-from tests.helpers.stores import add_site, shop_and_news, store_fixture
+from tests.helpers.db import engine_for
+from tests.helpers.stores import add_site, promote_manifest, shop_and_news, store_fixture
 
 
 def ids(session: Session, model: type, **where: str) -> list[str]:
@@ -116,3 +118,21 @@ def test_stats_count_the_store(session: Session) -> None:
     assert sum(after["actions_by_effect"].values()) == after["actions"]
     run = start_run(session, kind="crawl", targets=["shop.example"])
     assert stats(session)["last_crawl"]["id"] == run
+
+
+def test_a_reader_sees_one_snapshot(empty_db_url: str, tmp_path: Path) -> None:
+    """registry.db.reading: every statement of a lookup sees the same promotions, whatever
+    commits meanwhile (REPEATABLE READ on PostgreSQL, a WAL snapshot on SQLite)."""
+    engine = engine_for(empty_db_url, tmp_path)
+    migrate(engine)
+    search = [{"name": "search", "method": "GET", "path": "/s{?q}"}]
+    with transaction(engine) as session:
+        promote_manifest(session, "a.example", search)
+    with reading(engine) as reader:
+        assert stats(reader)["sites"] == 1
+        with transaction(engine) as writer:
+            promote_manifest(writer, "b.example", search)
+        assert stats(reader)["sites"] == 1 and site_detail(reader, "b.example") is None
+    with reading(engine) as reader:
+        assert stats(reader)["sites"] == 2
+    engine.dispose()
