@@ -155,14 +155,30 @@ def test_input_is_bounded(session: Session) -> None:
     assert "deeper" in problems(search, {"q": deep})[1][0]["message"]
 
 
-def test_a_site_pattern_that_backtracks_is_not_run(session: Session) -> None:
+def test_a_site_pattern_runs_in_linear_time(session: Session) -> None:
+    """A hostile site's patterns run in RE2: Python's re takes 1.1 s to match ``^(a+)+$``
+    against 24 a's and a "!" (measured), twice as long for each more a: 40 would be about 20
+    hours of a server thread. Here it is checked (and refused) at once."""
     search = action(session, "agent-actions/full-shop.json", "search_products")
+    hostile = "^(a+)+$"
     search["input_schema"] = {"type": "object", "properties": {
-        "q": {"type": "string", "pattern": "^(a+)+$"}, "code": {"pattern": "^[0-9]+$"}}}
+        "q": {"type": "string", "pattern": hostile},
+        "pattern": {"type": "string"},  # a field named "pattern" is a field, not a keyword
+        "tags": {"type": "object", "patternProperties": {hostile: {"type": "integer"}},
+                 "additionalProperties": False}}}
+    evil = "a" * 40 + "!"
     started = time.perf_counter()
-    call = prepare_call(search, {"q": "a" * 40 + "!"})
-    assert time.perf_counter() - started < 0.5 and call["method"] == "GET"
-    assert problems(search, {"code": "12x"})[1][0]["path"] == "$.code"
+    _, found = problems(search, {"q": evil, "pattern": "x", "tags": {evil: 1, "aaa": "x"}})
+    assert time.perf_counter() - started < 0.5
+    assert found == [
+        {"path": "$.q", "message": f"{evil!r} does not match {hostile!r}"},
+        {"path": "$.tags", "message": f"additional properties are not allowed ({evil!r})"},
+        {"path": "$.tags.aaa", "message": "'x' is not of type 'integer'"}]
+    assert prepare_call(search, {"q": "aaaa", "tags": {"aa": 2}})["method"] == "GET"
+    # A pattern RE2 cannot read (a lookahead) is left to the site's server.
+    search["input_schema"] = {"type": "object", "properties": {
+        "q": {"type": "string", "pattern": "^(?=x)x$"}}}
+    assert prepare_call(search, {"q": "y"})["url"].endswith("?q=y")
 
 
 def test_values_cannot_move_the_call_to_another_host(session: Session) -> None:
