@@ -115,10 +115,10 @@ def _request(endpoint: str, method: str, places: dict[str, str], values: dict[st
         if where == "path" or name in in_url:
             continue  # in the URL already
         if where == "header":
-            headers[name] = _scalar(value)
+            headers[name] = _header_text(name, value)
         elif where == "cookie":
             headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie"),
-                                                        f"{name}={_scalar(value)}"]))
+                                                        f"{name}={_header_text(name, value)}"]))
         elif where == "query" or (where is None and method in QUERY_METHODS):
             query[name] = value
         elif where == "body":
@@ -147,6 +147,15 @@ def _url(endpoint: str, values: dict[str, Any], query: dict[str, Any]) -> str:
         raise PrepareError([{"path": "$", "message": "the filled URL is not a valid http(s) "
                                                      "URL on the action's host"}])
     return checked
+
+
+def _header_text(name: str, value: Any) -> str:
+    """A header or cookie value: a line break in it would add headers of its own."""
+    text = _scalar(value)
+    if any(ord(char) < 0x20 or char in "\x7f;" for char in text) or not name.isascii():
+        raise PrepareError([{"path": f"$.{name}", "message": "a header or cookie value cannot "
+                                                             "hold control characters or ';'"}])
+    return text
 
 
 def _scalar(value: Any) -> str:

@@ -131,6 +131,8 @@ def test_openapi_parameters_go_where_they_say(session: Session) -> None:
     call = prepare_call(placed, {"petId": "rex", "key": "k", "sid": "s", "body": {"a": 1}})
     assert call["headers"] == {"key": "k", "Cookie": "sid=s", "Content-Type": "application/json"}
     assert call["body"] == '{"a":1}'
+    for bad in ({"key": "k\r\nX-Evil: 1"}, {"sid": "s; admin=1"}):
+        assert problems(placed, {"petId": "rex", **bad})[0] == "invalid-input"
 
 
 def test_an_action_without_endpoint_or_usable_schema_is_refused(session: Session) -> None:
