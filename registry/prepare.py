@@ -118,7 +118,7 @@ def _request(endpoint: str, method: str, places: dict[str, str], values: dict[st
             headers[name] = _header_text(name, value)
         elif where == "cookie":
             headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie"),
-                                                        f"{name}={_header_text(name, value)}"]))
+                                                        f"{name}={_header_text(name, value, True)}"]))
         elif where == "query" or (where is None and method in QUERY_METHODS):
             query[name] = value
         elif where == "body":
@@ -149,12 +149,15 @@ def _url(endpoint: str, values: dict[str, Any], query: dict[str, Any]) -> str:
     return checked
 
 
-def _header_text(name: str, value: Any) -> str:
-    """A header or cookie value: a line break in it would add headers of its own."""
+def _header_text(name: str, value: Any, cookie: bool = False) -> str:
+    """A header or cookie value: a line break in it would add headers of its own, a ';' in
+    a cookie cookies of its own."""
     text = _scalar(value)
-    if any(ord(char) < 0x20 or char in "\x7f;" for char in text) or not name.isascii():
-        raise PrepareError([{"path": f"$.{name}", "message": "a header or cookie value cannot "
-                                                             "hold control characters or ';'"}])
+    if (any(ord(char) < 0x20 or char == "\x7f" for char in text) or not name.isascii()
+            or (cookie and ";" in text)):
+        raise PrepareError([{"path": f"$.{name}", "message": "a header value cannot hold "
+                                                             "control characters (nor a "
+                                                             "cookie's a ';')"}])
     return text
 
 
