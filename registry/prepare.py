@@ -117,8 +117,8 @@ def _request(endpoint: str, method: str, places: dict[str, str], values: dict[st
         if where == "header":
             headers[name] = _header_text(name, value)
         elif where == "cookie":
-            headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie"),
-                                                        f"{name}={_header_text(name, value, True)}"]))
+            cookie = f"{name}={_header_text(name, value, cookie=True)}"
+            headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie"), cookie]))
         elif where == "query" or (where is None and method in QUERY_METHODS):
             query[name] = value
         elif where == "body":
