@@ -8,6 +8,7 @@ linear time (registry.safe_patterns), and a schema that is not valid JSON Schema
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -66,6 +67,8 @@ def size_problems(value: Any) -> list[dict[str, str]]:
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            return [{"path": "$", "message": "input holds NaN or Infinity, which JSON has not"}]
         else:
             size += len(str(item)) + 2
         if size > MAX_INPUT_BYTES:

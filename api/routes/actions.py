@@ -81,9 +81,13 @@ def _prepare(session: Any, ident: str, value: dict[str, Any]) -> JSONResponse:
         return error_response(422, exc.code, message[:4000], field, problems=exc.problems)
 
 
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity
+
+
 def _input(body: bytes) -> dict[str, Any] | JSONResponse:
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_constant=_not_json)
     except (ValueError, RecursionError):
         return error_response(422, "invalid-parameter", "the body is not JSON", "body")
     if not isinstance(data, dict) or set(data) - {"input"}:

@@ -139,6 +139,7 @@ def test_prepare_refuses_what_it_cannot_read(live_store: Live) -> None:
     hit = find(live_store, "search products", site="full-shop.example")
     path = f"/actions/{hit['id']}/prepare"
     for content in (b"nope", b"[]", b'{"input": 3}', b'{"input": {}, "more": 1}',
+                    b'{"input": {"q": NaN}}',
                     b"[" * 50_000):
         response = live_store.client.post(path, content=content)
         assert response.status_code == 422, content[:20]

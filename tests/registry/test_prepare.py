@@ -155,6 +155,7 @@ def test_input_is_bounded(session: Session) -> None:
     for _ in range(40):
         deep = [deep]
     assert "deeper" in problems(search, {"q": deep})[1][0]["message"]
+    assert "NaN" in problems(search, {"q": "x", "page": float("nan")})[1][0]["message"]
 
 
 def test_a_site_pattern_runs_in_linear_time(session: Session) -> None:
