@@ -25,6 +25,7 @@ from api.mcp.http import for_listener
 from api.observe import ACCESS
 from registry.config import Settings
 from registry.db import transaction
+from registry.formats import ard as ard_format
 from registry.index import ActionIndex, vectors
 
 SYNC_EVERY_S = 5.0
@@ -89,7 +90,7 @@ def doors(base: str) -> list[str]:
             f"HTTP API:    {base}/find?q=buy+printer+paper  (all routes: {base}/docs)",
             f"MCP:         {base}{MCP_PATH}  (Streamable HTTP; over stdio: `actiondex mcp`)",
             f"ARD v0.91:   {base}/ard/agents  (and POST /ard/search, /ard/explore; this "
-            f"registry described: {base}/.well-known/ard.json)",
+            f"registry described: {base}{ard_format.PATHS[0]})",
             f"operations:  {base}/readyz  {base}/metrics"]
 
 

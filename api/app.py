@@ -19,7 +19,7 @@ from api.mcp import http as mcp_http
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
-from api.routes import ard, find, health, validate
+from api.routes import actions, ard, find, health, sites, validate
 from api.web import install_web
 from registry.config import Settings, get_settings
 from registry.crawl_state import last_run
@@ -35,14 +35,17 @@ SEARCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity"
 DESCRIPTION = (
     "An open registry of the actions websites offer AI agents. `GET /find` answers which "
     "site offers which action for a plain-language request, how to call it and what it will "
-    "do; `POST /validate` shows a site owner what agents will see. Every error is "
+    "do; `GET /actions/{id}`, `/flows/{id}`, `/sites` (a change feed), `/sites/{host}` (and "
+    "its `/manifest`) and `/stats` read the registry, with ETags; `POST /actions/{id}/prepare` "
+    "plans a call without making it; `POST /validate` shows a site owner what agents will "
+    "see. Every error is "
     '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
 def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
                engine: Engine | None = None) -> FastAPI:
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
-    and without ``engine`` it makes one from settings (connecting only when first asked)."""
+    and without ``engine`` it makes one from settings (and disposes of it at the end)."""
     settings = settings or get_settings()
     mcp = mcp_http.Endpoint(build_server(lambda: app.state), settings)
 
@@ -50,24 +53,31 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if app.state.index is None:
             app.state.index = ActionIndex.open(settings.index_path)
+        own_engine = app.state.engine is None
+        if own_engine:
+            app.state.engine = make_engine(settings)  # connects on first use, not now
         app.state.search_threads = anyio.CapacityLimiter(SEARCH_THREADS)
         # The embedding table (~20 MB, 0.2 s) loads now, not on the first sentence asked.
         await anyio.to_thread.run_sync(vectors.load)
-        async with mcp.running():
-            yield
-        if owned:
-            app.state.engine.dispose()
+        try:
+            async with mcp.running():
+                yield
+        finally:
+            if own_engine:
+                app.state.engine.dispose()
+                app.state.engine = None
 
     app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
-    owned = engine is None
     app.state.settings = settings
     app.state.index = index
-    app.state.engine = engine if engine is not None else make_engine(settings)
+    app.state.engine = engine
     install_error_handlers(app)
     install_docs(app)
     install_observers(app, settings)
     app.include_router(find.router)
+    app.include_router(actions.router)
+    app.include_router(sites.router)
     app.include_router(health.router)
     app.include_router(validate.router)
     app.include_router(ard.router)

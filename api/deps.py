@@ -1,4 +1,4 @@
-"""Request dependencies: the index, the database and settings the app was created with."""
+"""Request dependencies: the index, the store and the settings the app was created with."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated
 
 import anyio
 from fastapi import Depends, Request
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from registry.db import reading
@@ -28,9 +29,19 @@ async def get_search_threads(request: Request) -> anyio.CapacityLimiter:
 SearchThreadsDep = Annotated[anyio.CapacityLimiter, Depends(get_search_threads)]
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """A session that only reads (registry.db.reading): the API never writes (DESIGN.md)."""
-    with reading(request.app.state.engine) as session:
+async def get_engine(request: Request) -> Engine:
+    return request.app.state.engine  # type: ignore[no-any-return]
+
+
+EngineDep = Annotated[Engine, Depends(get_engine)]
+
+
+def get_session(engine: EngineDep) -> Iterator[Session]:
+    """A read-only session for one request (registry.db.reading). A plain function: FastAPI
+    opens and closes it in its thread pool, and a route using it should be a plain ``def``
+    too, so no store call blocks the event loop. A store that cannot be reached raises
+    registry.db.DB_AWAY, answered 503 (api.errors)."""
+    with reading(engine) as session:
         yield session
 
 

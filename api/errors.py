@@ -1,8 +1,10 @@
 """Structured JSON errors everywhere: ``{"error": {"code", "message", "field"}}``.
 
 Validation -> 422 ``invalid-parameter`` naming the parameter; unknown route -> 404
-``not-found``; wrong method -> 405 ``method-not-allowed``; anything unexpected -> 500
-``internal-error`` with no traceback in the body (the server still logs it).
+``not-found``; wrong method -> 405 ``method-not-allowed``; the store unreachable -> 503
+``store-unavailable``; anything unexpected -> 500 ``internal-error`` with no traceback in the
+body (the server still logs it). An answer about several problems at once (POST
+/actions/{id}/prepare) lists each in ``problems``, ``field`` naming the first.
 
 Under /ard the ARD spec's shape applies instead (Appendix B): ``{"errorCode", "message"}``,
 with a validation error as 400 ``INVALID_ARGUMENT``.
@@ -19,13 +21,16 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
+from registry.db import DB_AWAY
+
 HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed"}
 ARD_PREFIX = "/ard"
 ARD_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
              405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMIT_EXCEEDED", 500: "INTERNAL_ERROR",
-             501: "UNIMPLEMENTED"}
+             501: "UNIMPLEMENTED", 503: "UNAVAILABLE"}
 # What each status means on our routes, for the OpenAPI document.
 STATUS_TEXT = {
+    404: "No such resource (`not-found`)",
     413: "The body is too large (`too-large`)",
     422: "A parameter or the body is invalid (`invalid-parameter`, naming the `field`)",
     429: "Too many requests from this client (`rate-limited`; see Retry-After)",
@@ -34,12 +39,21 @@ STATUS_TEXT = {
     503: "Too many validations running (`busy`; see Retry-After)",
     504: "The site took too long (`timeout`)",
 }
+# What 503 means on the routes that read the store (on POST /validate it means `busy`).
+STORE_TEXT = {503: "The store cannot be reached (`store-unavailable`; see Retry-After)"}
+
+
+class Problem(BaseModel):
+    path: str = Field(description="JSON path of the value at fault, e.g. $.quantity")
+    message: str
 
 
 class ErrorDetail(BaseModel):
     code: str = Field(description="Stable machine-readable code, e.g. invalid-parameter")
     message: str = Field(description="What went wrong, for people")
     field: str | None = Field(description="The parameter at fault, when there is one")
+    problems: list[Problem] | None = Field(
+        None, description="Every problem, when there are several at once (prepare)")
 
 
 class ErrorBody(BaseModel):
@@ -48,11 +62,13 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """The ``responses`` of a route that can answer ``statuses``: each with ErrorBody. A 422
-    declared here also keeps FastAPI from documenting its own ``{"detail": ...}`` shape."""
-    return {status: {"model": ErrorBody, "description": STATUS_TEXT[status]}
-            for status in statuses}
+def error_responses(*statuses: int, text: Mapping[int, str] | None = None
+                    ) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that can answer ``statuses``: each with ErrorBody, described
+    by ``text`` or STATUS_TEXT. A 422 declared here also keeps FastAPI from documenting its own
+    ``{"detail": ...}`` shape."""
+    text = {**STATUS_TEXT, **(text or {})}
+    return {status: {"model": ErrorBody, "description": text[status]} for status in statuses}
 
 
 def error_response(
@@ -61,9 +77,12 @@ def error_response(
     message: str,
     field: str | None = None,
     headers: Mapping[str, str] | None = None,
+    problems: list[dict[str, str]] | None = None,
 ) -> JSONResponse:
-    body = {"error": {"code": code, "message": message, "field": field}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    error: dict[str, Any] = {"code": code, "message": message, "field": field}
+    if problems is not None:
+        error["problems"] = problems
+    return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
 def ard_error(status: int, message: str, headers: Mapping[str, str] | None = None
@@ -103,6 +122,13 @@ async def _http(request: Request, exc: HTTPException) -> JSONResponse:
     return error_response(exc.status_code, code, message, headers=exc.headers)
 
 
+async def _store_away(request: Request, __: Exception) -> JSONResponse:
+    message = "the store cannot be reached; retry shortly"
+    if _under_ard(request):
+        return ard_error(503, message, headers={"Retry-After": "5"})
+    return error_response(503, "store-unavailable", message, headers={"Retry-After": "5"})
+
+
 async def _unexpected(request: Request, __: Exception) -> JSONResponse:
     # Starlette re-raises after sending this, so the traceback reaches the server log only.
     if _under_ard(request):
@@ -113,4 +139,6 @@ async def _unexpected(request: Request, __: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http)  # type: ignore[arg-type]
+    for away in DB_AWAY:
+        app.add_exception_handler(away, _store_away)
     app.add_exception_handler(Exception, _unexpected)

@@ -19,7 +19,6 @@ from registry.config import Settings
 # keep their work (the crawler spools a site) or say so in one line.
 DB_AWAY = (OperationalError, InterfaceError)
 FIRST_LINE_MAX = 300
-READ_ONLY = "actiondex_read_only"
 
 
 def first_line(exc: BaseException) -> str:
@@ -27,6 +26,10 @@ def first_line(exc: BaseException) -> str:
     own message (SQLAlchemy's wrapper adds the statement and a link), else its text."""
     text = str(getattr(exc, "orig", None) or exc).strip()
     return (text.splitlines() or [type(exc).__name__])[0][:FIRST_LINE_MAX]
+
+
+# The execution option that marks an engine's transactions as read-only (see ``reading``).
+READ_ONLY = "actiondex_read_only"
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -39,7 +42,8 @@ def make_engine(settings: Settings) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         # IMMEDIATE takes the write lock up front: a deferred transaction that read first
         # cannot upgrade to a write once another process has committed ("database is locked").
-        # A reading() session begins DEFERRED: with WAL it reads a snapshot and never waits.
+        # A reader (``reading``) begins deferred: it takes no lock, and WAL gives it one
+        # snapshot for all its statements while a crawl writes.
         event.listen(engine, "begin", lambda conn: conn.exec_driver_sql(
             "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"))
         return engine
@@ -59,18 +63,22 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def
 
 
 @contextmanager
-def reading(engine: Engine) -> Iterator[Session]:
-    """A session that only reads (the API's lookups, /metrics): nothing is committed, and on
-    SQLite it never waits behind a crawl's write lock, as a transaction() would."""
-    with Session(engine.execution_options(**{READ_ONLY: True})) as session:
-        yield session
-
-
-@contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
     """One unit of work: commit on success, roll back on any error."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Session]:
+    """A unit of work that only reads (the API's lookups): one consistent snapshot for all
+    its statements (REPEATABLE READ on PostgreSQL: a site's actions and flows from the same
+    promotion), rolled back at the end; on SQLite it waits for no writer."""
+    options: dict[str, object] = {READ_ONLY: True}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "REPEATABLE READ"
+    with Session(engine.execution_options(**options)) as session:
+        yield session  # closing it rolls its transaction back
 
 
 def alembic_config(engine: Engine) -> Config:

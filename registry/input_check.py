@@ -1,13 +1,14 @@
 """An agent's input checked against an action's input schema (JSON Schema, Draft 2020-12):
 every problem, each with the JSON path of the value at fault. For registry.prepare.
 
-The schema comes from a site, so it is untrusted: a ``pattern`` that could backtrack for ages
-(a quantified group holding a quantifier, ``(a+)+``) is not run, and a schema that is not
-valid JSON Schema, or names a ``$ref`` it does not hold, is reported as the action's fault.
+The schema comes from a site, so it is untrusted: its regular expressions run in RE2, in
+linear time (registry.safe_patterns), and a schema that is not valid JSON Schema, or names a
+``$ref`` it does not hold, is reported as the action's fault.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,12 +17,11 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 from referencing.exceptions import Unresolvable
 
+from registry.safe_patterns import KEYWORDS, rewritten
+
 MAX_INPUT_BYTES = 64 * 1024
 MAX_DEPTH = 32
 MAX_PROBLEMS = 100
-PATTERN_TEXT_MAX = 10_000  # longer strings are not matched against a site's pattern
-# A group with a quantifier inside, itself quantified: the shape of catastrophic backtracking.
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
 
 
 class SchemaProblem(Exception):
@@ -40,19 +40,6 @@ def json_path(parts: Any) -> str:
     return path
 
 
-def _safe_pattern(validator: Any, pattern: Any, instance: Any, schema: Any
-                  ) -> Iterator[ValidationError]:
-    if not isinstance(instance, str) or not isinstance(pattern, str):
-        return
-    if _NESTED_QUANTIFIER.search(pattern) or len(instance) > PATTERN_TEXT_MAX:
-        return  # not run: see the module's docstring (the schema is the site's)
-    try:
-        if re.search(pattern, instance) is None:
-            yield ValidationError(f"{instance[:80]!r} does not match {pattern!r}")
-    except re.error:
-        return
-
-
 def _required(validator: Any, required: Any, instance: Any, schema: Any
               ) -> Iterator[ValidationError]:
     """As the standard keyword, but at the missing field's own path ("$.sku", not "$")."""
@@ -63,8 +50,7 @@ def _required(validator: Any, required: Any, instance: Any, schema: Any
             yield ValidationError(f"{name!r} is required", path=[name])
 
 
-_Validator = validators.extend(Draft202012Validator,
-                               {"pattern": _safe_pattern, "required": _required})
+_Validator = validators.extend(Draft202012Validator, {"required": _required, **KEYWORDS})
 
 
 def size_problems(value: Any) -> list[dict[str, str]]:
@@ -81,6 +67,8 @@ def size_problems(value: Any) -> list[dict[str, str]]:
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            return [{"path": "$", "message": "input holds NaN or Infinity, which JSON has not"}]
         else:
             size += len(str(item)) + 2
         if size > MAX_INPUT_BYTES:
@@ -93,7 +81,8 @@ def input_problems(schema: dict[str, Any], value: dict[str, Any]) -> list[dict[s
     SchemaProblem when the schema itself is unusable."""
     try:
         _Validator.check_schema(schema)
-        validator = _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        validator = _Validator(rewritten(schema),
+                               format_checker=Draft202012Validator.FORMAT_CHECKER)
         found = []
         for error in validator.iter_errors(value):
             found.append({"path": json_path(error.absolute_path), "message": error.message})

@@ -14,6 +14,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -139,3 +140,11 @@ class CrawlRun(Base):
     finished_at: Mapped[datetime | None]
     targets: Mapped[list[Any]]
     stats: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+# GET /sites' order (registry.listing): when the action set last changed, else when the site
+# was first stored; the host breaks ties. Migration 0005.
+SITE_CHANGE_ORDER = func.coalesce(Site.changed_at, Site.created_at)
+# PostgreSQL only: SQLite cannot reflect an expression index, so no drift check could see it.
+Index("ix_sites_change_order", SITE_CHANGE_ORDER, Site.host).ddl_if(dialect="postgresql")
+POSTGRESQL_ONLY = frozenset({"ix_sites_change_order"})  # what migrations/env.py compares there

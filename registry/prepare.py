@@ -4,12 +4,13 @@ auth}``. Nothing is sent anywhere.
 
 The input is checked against the action's input schema first (registry.input_check: every
 problem, each with its JSON path). Then each field goes where the action says:
-- a field marked ``x-in`` (OpenAPI parameters: path, query, header, cookie) goes there, and a
-  ``body`` field beside them is the whole request body;
+- a field marked ``x-in`` (OpenAPI parameters: path, query, header, cookie, formData) goes
+  there; the one marked ``x-in: body`` is the whole request body;
 - otherwise a field named in the endpoint's RFC 6570 template fills it, and the rest go to the
   query string for GET, HEAD, DELETE and OPTIONS, else to the body.
 The body is JSON, or a form (``application/x-www-form-urlencoded``) when the action says so
-(``content_type``, or ``x-content-type`` in its input schema); ``body`` is the text to send.
+(``content_type``, or ``x-content-type`` in its input schema or its body field); ``body`` is
+the text to send.
 ``needs_approval``: spend, send and delete need the person's yes first. A cost whose
 ``field`` names an input field is answered with that field's amount.
 """
@@ -29,7 +30,7 @@ from registry.urls import absolute
 QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
-PLACES = frozenset({"path", "query", "header", "cookie", "formData"})
+PLACES = frozenset({"path", "query", "header", "cookie", "formData", "body"})
 
 
 class PrepareError(Exception):
@@ -64,7 +65,8 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
     method = (action.get("method") or ("GET" if action.get("effect") == "read" else "POST"))
     method = method.upper()
-    url, headers, body = _request(endpoint, method, schema, input, _content_type(action))
+    url, headers, body = _request(endpoint, method, _places(schema), input,
+                                  _content_type(action))
     effect = action.get("effect", "write")
     return {"method": method, "url": url, "headers": headers, "body": body,
             "needs_approval": needs_approval(effect), "effect": effect, "cost": cost,
@@ -72,27 +74,29 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
 
 
 def _content_type(action: dict[str, Any]) -> str | None:
-    schema = action.get("input_schema")
-    declared = action.get("content_type") or (
-        schema.get("x-content-type") if isinstance(schema, dict) else None)
+    """The body's media type if the action says: ``content_type``, else ``x-content-type`` of
+    its input schema (a Schema.org EntryPoint's encodingType) or of its ``body`` field (an
+    OpenAPI request body that is not JSON)."""
+    schema = action.get("input_schema") if isinstance(action.get("input_schema"), dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    body = props.get("body") if isinstance(props.get("body"), dict) else {}
+    declared = action.get("content_type") or schema.get("x-content-type") or body.get(
+        "x-content-type")
     return declared if isinstance(declared, str) else None
 
 
 def _places(schema: dict[str, Any]) -> dict[str, str]:
-    """Field -> where it goes, for fields the schema places itself (``x-in``)."""
+    """Field -> where it goes, for fields the schema places itself (``x-in``, as OpenAPI
+    operations do: ``body`` is the whole request body)."""
     props = schema.get("properties")
     if not isinstance(props, dict):
         return {}
-    places = {name: spec["x-in"] for name, spec in props.items()
-              if isinstance(spec, dict) and spec.get("x-in") in PLACES}
-    if places and "body" in props and "body" not in places:
-        places["body"] = "body"  # OpenAPI's request body, beside the placed parameters
-    return places
+    return {name: spec["x-in"] for name, spec in props.items()
+            if isinstance(spec, dict) and spec.get("x-in") in PLACES}
 
 
-def _request(endpoint: str, method: str, schema: dict[str, Any], values: dict[str, Any],
+def _request(endpoint: str, method: str, places: dict[str, str], values: dict[str, Any],
              content_type: str | None) -> tuple[str, dict[str, str], str | None]:
-    places = _places(schema)
     try:
         in_url = set(variables(endpoint))
         holes = simple_variables(endpoint)
@@ -111,10 +115,10 @@ def _request(endpoint: str, method: str, schema: dict[str, Any], values: dict[st
         if where == "path" or name in in_url:
             continue  # in the URL already
         if where == "header":
-            headers[name] = _scalar(value)
+            headers[name] = _header_text(name, value)
         elif where == "cookie":
-            headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie"),
-                                                        f"{name}={_scalar(value)}"]))
+            cookie = f"{name}={_header_text(name, value, cookie=True)}"
+            headers["Cookie"] = "; ".join(filter(None, [headers.get("Cookie"), cookie]))
         elif where == "query" or (where is None and method in QUERY_METHODS):
             query[name] = value
         elif where == "body":
@@ -143,6 +147,18 @@ def _url(endpoint: str, values: dict[str, Any], query: dict[str, Any]) -> str:
         raise PrepareError([{"path": "$", "message": "the filled URL is not a valid http(s) "
                                                      "URL on the action's host"}])
     return checked
+
+
+def _header_text(name: str, value: Any, cookie: bool = False) -> str:
+    """A header or cookie value: a line break in it would add headers of its own, a ';' in
+    a cookie cookies of its own."""
+    text = _scalar(value)
+    if (any(ord(char) < 0x20 or char == "\x7f" for char in text) or not name.isascii()
+            or (cookie and ";" in text)):
+        raise PrepareError([{"path": f"$.{name}", "message": "a header value cannot hold "
+                                                             "control characters (nor a "
+                                                             "cookie's a ';')"}])
+    return text
 
 
 def _scalar(value: Any) -> str:

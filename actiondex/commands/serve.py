@@ -14,7 +14,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
 ) -> None:
-    """Serve the HTTP API (GET /find, GET /healthz)."""
+    """Serve the HTTP API (GET /find, /actions, /flows, /sites, /stats, POST /validate...)."""
     from actiondex.serving import serve_api
 
     settings = load_settings()

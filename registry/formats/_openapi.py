@@ -3,7 +3,8 @@ and api_catalog, which all end at an OpenAPI document).
 
 One action per (path, method). Its name is the operationId (else method + path), its input
 schema an object whose properties are the parameters (``x-in`` says where each goes) plus
-``body`` for the request body; its output schema the first 2xx JSON response.
+``body`` for the request body (``x-in: body``, and ``x-content-type`` when it is not JSON); its
+output schema the first 2xx JSON response.
 """
 
 from __future__ import annotations
@@ -129,14 +130,16 @@ def _input(op: dict[str, Any], item: dict[str, Any], ctx: _Context) -> dict[str,
                                                     "minimum", "maximum", "pattern")}
         schema = ctx.schema(schema)
         key = "body" if where == "body" else safe_name(param["name"], "param")
-        properties[key] = {**schema, "x-in": where} if where != "body" else schema
+        properties[key] = {**schema, "x-in": where}
         if isinstance(param.get("description"), str) and isinstance(properties[key], dict):
             properties[key]["description"] = param["description"]
         if param.get("required") is True or where == "path":
             required.append(key)
     body = ctx.resolver.deref(op.get("requestBody"))
     if isinstance(body, dict) and (schema := _content_schema(body.get("content"), ctx)):
-        properties["body"] = schema
+        media = _media(body["content"])
+        properties["body"] = {**schema, "x-in": "body"} | (
+            {} if "json" in media else {"x-content-type": media[:100]})
         if body.get("required") is True:
             required.append("body")
     schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -160,11 +163,16 @@ def _output(op: dict[str, Any], ctx: _Context) -> dict[str, Any] | None:
     return None
 
 
+def _media(content: dict[str, Any]) -> str:
+    """The media type read of a request or response body: JSON if offered, else the first."""
+    media = next((m for m in content if isinstance(m, str) and "json" in m), next(iter(content)))
+    return str(media)
+
+
 def _content_schema(content: Any, ctx: _Context) -> dict[str, Any] | None:
     if not isinstance(content, dict) or not content:
         return None
-    media = next((m for m in content if isinstance(m, str) and "json" in m), next(iter(content)))
-    entry = content.get(media)
+    entry = content.get(_media(content))
     schema = entry.get("schema") if isinstance(entry, dict) else None
     return clean_schema(ctx.schema(schema)) if isinstance(schema, dict) else None
 

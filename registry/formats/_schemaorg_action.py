@@ -60,7 +60,7 @@ def read_action(node: Node, owner: Node, path: str, doc: Doc) -> Action | None:
         name=name, title=title, type=type_name, method=method, endpoint=endpoint,
         description=clean_text(node.get("description")) or clean_text(owner.get("description")),
         effect=infer_effect(type_name, method, name), auth="unknown",
-        input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags),
+        input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags) | _media(entry),
         output_schema=output_schema(node, path, doc.resolve, doc.diags))
 
 
@@ -86,6 +86,18 @@ def _target(value: Any, path: str, doc: Doc) -> tuple[str, Node] | None:
     if chosen is None:
         doc.diag("invalid-endpoint", f"{path}.target", "no usable http(s) target; skipped")
     return chosen
+
+
+_MEDIA = re.compile(r"[a-z]+/[a-z0-9.+-]{1,80}")
+
+
+def _media(entry: Node) -> dict[str, str]:
+    """How the EntryPoint wants its request body sent (a WebMCP form's enctype), for the
+    input schema's ``x-content-type``; nothing when it does not say."""
+    raw = entry.get("encodingType") or entry.get("contentType")
+    raw = raw[0] if isinstance(raw, list) and raw else raw
+    media = raw.split(";")[0].strip().lower() if isinstance(raw, str) else ""
+    return {"x-content-type": media} if _MEDIA.fullmatch(media) else {}
 
 
 def _page_key(url: Any) -> str | None:

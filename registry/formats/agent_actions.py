@@ -15,7 +15,8 @@ flow's ``name`` and ``steps`` is optional::
          "effect": "read",                         # read write send spend delete; else inferred
          "scope": "catalog:read",
          "auth": "none",                           # none api_key oauth2 grant unknown
-         "cost": {"amount": 0, "currency": "USD"},
+         "cost": {"amount": 0, "currency": "USD"}, # or {"field": "total", "currency": ...}:
+                                                   #   the amount is that input field's value
          "input": {JSON Schema},                   # or "input_schema" / "parameters"
          "output": {JSON Schema}}],                # or "output_schema"
      "flows": [{
@@ -61,6 +62,7 @@ _AUTH: dict[str, Auth] = {
     "none": "none", "api_key": "api_key", "apikey": "api_key", "api-key": "api_key",
     "oauth2": "oauth2", "oauth": "oauth2", "grant": "grant", "unknown": "unknown"}
 _CURRENCY = re.compile(r"[A-Z]{3}")
+_FIELD = re.compile(r"[A-Za-z0-9_-]{1,64}(?:\.[A-Za-z0-9_-]{1,64}){0,7}")
 
 
 def matches(data: Any) -> bool:
@@ -164,9 +166,13 @@ def _cost(value: Any, path: str, diags: Diagnostics) -> dict[str, Any] | None:
     if value is None:
         return None
     amount = value.get("amount") if isinstance(value, dict) else None
+    field = value.get("field") if isinstance(value, dict) else None
     currency = value.get("currency") if isinstance(value, dict) else None
-    if (isinstance(amount, int | float) and not isinstance(amount, bool) and amount >= 0
-            and isinstance(currency, str) and _CURRENCY.fullmatch(currency.upper())):
-        return {"amount": amount, "currency": currency.upper()}
-    diag(diags, "invalid-type", f"{path}.cost", "cost needs amount >= 0 and a currency code")
+    if isinstance(currency, str) and _CURRENCY.fullmatch(currency.upper()):
+        if isinstance(amount, int | float) and not isinstance(amount, bool) and amount >= 0:
+            return {"amount": amount, "currency": currency.upper()}
+        if amount is None and isinstance(field, str) and _FIELD.fullmatch(field):
+            return {"field": field, "currency": currency.upper()}
+    diag(diags, "invalid-type", f"{path}.cost",
+         "cost needs a currency code and an amount >= 0, or the input field that holds it")
     return None

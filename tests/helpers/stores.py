@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from registry.formats import normalise
 from registry.index.rows import site_documents
 from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import stable_id
+from registry.normalising import normalise_site
+from registry.pages import html_to_document
+from registry.placement import origin_of
+from registry.schemas import RawDocument, SiteCrawl, stable_id
+from registry.service import promote_site
 from registry.store import utcnow
+from registry.urls import site_of
+from tests.helpers.paths import FIXTURES
 
 
 def add_site(
@@ -76,3 +85,51 @@ def documents(session: Session, host: str) -> list[dict[str, Any]]:
     PostgreSQL JSONB schema reads back reordered), their meaning may not."""
     docs = [json.loads(doc) for doc in site_documents(session, [host])]
     return [d | {"payload": json.loads(base64.b64decode(d["payload"]))} for d in docs]
+
+
+def fixture_document(path: Path) -> RawDocument:
+    """A fixture file as the golden tests read it: at ``https://<case>.example/`` unless a
+    ``<case>.url`` beside it says where it is published."""
+    case = path.name.rsplit(".", 1)[0]
+    url_file = path.with_suffix(".url")
+    url = url_file.read_text().strip() if url_file.exists() else f"https://{case}.example/"
+    if path.suffix == ".html":
+        document = html_to_document(url, path.read_bytes(), status=200, fetched_at=utcnow())
+        assert document is not None, f"{path} holds no Schema.org items"
+        return document
+    return RawDocument(url=url, body=path.read_bytes(), content_type="application/json",
+                       fetched_at=utcnow())
+
+
+def store_fixture(session: Session, relative: str) -> str:
+    """Promote a fixture (``"agent-actions/full-shop.json"``) through the store's own path
+    (normalise_site, promote_site), with the documents it references (``_<name>`` files
+    beside it, as the golden tests resolve them) fetched in the same crawl; its host."""
+    path = FIXTURES / relative
+    document = fixture_document(path)
+    asked: list[str] = []
+
+    def resolve(url: str) -> None:
+        asked.append(url)
+
+    normalise(document, resolve=resolve)
+    documents = [document]
+    for url in asked:
+        body = path.parent / f"_{url.rstrip('/').rsplit('/', 1)[-1]}"
+        if body.is_file():
+            documents.append(RawDocument(url=url, body=body.read_bytes(), fetched_at=utcnow()))
+    host = site_of(document.url)
+    crawl = SiteCrawl(host=host, origin=origin_of(document.url), documents=documents)
+    promote_site(session, normalise_site(crawl))
+    return host
+
+
+def promote_manifest(session: Session, host: str, actions: list[dict[str, Any]],
+                     now: datetime | None = None) -> None:
+    """Crawl ``host`` as if it served an agent-actions manifest of ``actions`` at its
+    well-known path: normalised and promoted by the store's own path, at ``now``."""
+    body = json.dumps({"schema": "agent-actions/0.1", "site": f"https://{host}",
+                       "actions": actions}).encode()
+    doc = RawDocument(url=f"https://{host}/.well-known/agent-actions.json", body=body)
+    update = normalise_site(SiteCrawl(host=host, origin=f"https://{host}", documents=[doc]))
+    promote_site(session, update, now=now)

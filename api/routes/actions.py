@@ -1,0 +1,110 @@
+"""GET /actions/{id}, GET /flows/{id} and POST /actions/{id}/prepare: one action or flow by
+the id /find gave, and the exact request that would call an action (never sent)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request, Response
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import SessionDep
+from api.errors import STORE_TEXT, error_response, error_responses
+from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
+from api.resources import ActionDetail, FlowDetail, PreparedCall, PrepareRequest
+from registry.input_check import MAX_INPUT_BYTES
+from registry.lookup import action_detail, flow_detail
+from registry.prepare import PrepareError, prepare_call
+
+router = APIRouter(tags=["actions"])
+MAX_BODY = MAX_INPUT_BYTES + 1024  # the input and its {"input": ...} wrapper
+READ_ERRORS = error_responses(404, 422, 429, 500, 503, text=STORE_TEXT)
+Ident = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$",
+                            description="The id /find gave, e.g. 4b873d693a63d35e0a88ea6c")]
+
+
+def _not_found(kind: str, ident: str) -> JSONResponse:
+    return error_response(404, "not-found", f"no {kind} {ident!r}", "id")
+
+
+@router.get("/actions/{id}", response_model=ActionDetail, operation_id="get_action",
+            responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}})
+def get_action(id: Ident, session: SessionDep, request: Request) -> Response:
+    """One action as /find returns it, plus the document it was read from (``document``),
+    its site's name and whether calling it needs its person's approval."""
+    found = action_detail(session, id)
+    return _not_found("action", id) if found is None else json_resource(request, found)
+
+
+@router.get("/flows/{id}", response_model=FlowDetail, operation_id="get_flow",
+            responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}})
+def get_flow(id: Ident, session: SessionDep, request: Request) -> Response:
+    """One flow, each step with its bindings and its action resolved."""
+    found = flow_detail(session, id)
+    return _not_found("flow", id) if found is None else json_resource(request, found)
+
+
+@router.post(
+    "/actions/{id}/prepare", response_model=PreparedCall, operation_id="prepare_call",
+    responses=error_responses(404, 413, 422, 429, 500, 503, text={**STORE_TEXT, 422: (
+        "The input breaks the action's input schema (`invalid-input`: every problem in "
+        "`problems`, `field` the first one's JSON path), the action cannot be called "
+        "(`not-callable`: no endpoint), or the body is no {\"input\": {...}} "
+        "(`invalid-parameter`)")}),
+    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+        "schema": PrepareRequest.model_json_schema() | {"maxProperties": 1}}}}})
+async def prepare(id: Ident, session: SessionDep, request: Request) -> JSONResponse:
+    """The exact HTTP request that would call the action with ``input``: method, URL (its
+    template filled), headers and body, checked against the action's input schema (JSON
+    Schema 2020-12). Nothing is sent: the caller sends it, with its own credentials, after
+    asking its person when ``needs_approval`` says so."""
+    body = await _bounded_body(request)
+    if body is None:
+        return error_response(413, "too-large", f"the body is larger than {MAX_BODY} bytes")
+    value = _input(body)
+    if isinstance(value, JSONResponse):
+        return value
+    return await run_in_threadpool(_prepare, session, id, value)
+
+
+def _prepare(session: Any, ident: str, value: dict[str, Any]) -> JSONResponse:
+    action = action_detail(session, ident)
+    if action is None:
+        return _not_found("action", ident)
+    try:
+        return JSONResponse(prepare_call(action, value))
+    except PrepareError as exc:
+        field = exc.problems[0]["path"] if exc.code == "invalid-input" else None
+        message = "; ".join(f"{p['path']}: {p['message']}" for p in exc.problems)
+        return error_response(422, exc.code, message[:4000], field, problems=exc.problems)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity
+
+
+def _input(body: bytes) -> dict[str, Any] | JSONResponse:
+    try:
+        data = json.loads(body, parse_constant=_not_json)
+    except (ValueError, RecursionError):
+        return error_response(422, "invalid-parameter", "the body is not JSON", "body")
+    if not isinstance(data, dict) or set(data) - {"input"}:
+        return error_response(422, "invalid-parameter", 'the body must be {"input": {...}}',
+                              "body")
+    value = data.get("input", {})
+    if not isinstance(value, dict):
+        return error_response(422, "invalid-parameter", "input must be a JSON object", "input")
+    return value
+
+
+async def _bounded_body(request: Request) -> bytes | None:
+    """The body, or None past MAX_BODY (read no further than that)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
