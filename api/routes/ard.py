@@ -7,7 +7,6 @@ ETag over the body, a short public lifetime, 304 on If-None-Match; a 404 is not 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Annotated, Any
 
@@ -16,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 
 from api.deps import IndexDep, SessionDep
 from api.errors import ard_error, error_responses
+from api.etag import etag_of, matches
 from registry.ard import listing, match, service, terms
 from registry.ard.explore import explore as explore_facets
 from registry.ard.model import (
@@ -130,8 +130,8 @@ def retrieve(
         return ard_error(404, f"no entry {identifier!r} in this registry",
                          headers={"Cache-Control": "no-cache"})
     response = JSONResponse(entry, headers={"Cache-Control": CACHE})
-    etag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
-    if etag in request.headers.get("if-none-match", ""):
+    etag = etag_of(response.body)
+    if matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers={"ETag": etag, "Cache-Control": CACHE})
     response.headers["ETag"] = etag
     return response
