@@ -51,7 +51,11 @@ def start_server(data_dir: Path, database_url: str) -> tuple[subprocess.Popen[by
     env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
                ACTIONDEX_RATE_LIMIT="0")
     cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    # The access log stays on, as users run it, written to a file beside the store rather
+    # than into the table (a line per request).
+    log = (data_dir / "serve.log").open("ab")
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    log.close()  # the server holds its own descriptor
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:

@@ -5,11 +5,8 @@ validates against the spec's schemas (and percent-decoding happens exactly once)
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,16 +18,11 @@ import pytest
 
 from tests.helpers.ard import CATALOGS, SITES, SPEC, spec_validator
 from tests.helpers.cli import run
+from tests.helpers.live import serving
 from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.timeout(300)
 TOOLS = ("conformance", "conformance-main")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -41,32 +33,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     for host, (_, name) in SITES.items():
         done = run(data_dir, "ingest", "--origin", f"https://{host}", str(CATALOGS / name))
         assert done.returncode == 0, done.stdout + done.stderr
-    port = _free_port()
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
-           "ACTIONDEX_RATE_LIMIT": "0"}
-    command = [sys.executable, "-m", "actiondex", "serve", "--port", str(port)]
-    # stderr to a file: a pipe nobody reads would stop the server once the access log fills it
-    log = data_dir / "serve.log"
-    with log.open("wb") as sink, subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                                  stderr=sink) as server:
-        base = f"http://127.0.0.1:{port}/"
-        try:
-            deadline = time.monotonic() + 60
-            while not _answers(base + "healthz"):
-                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
-            yield base
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
-            return True
-    except OSError:
-        return False
+    with serving(data_dir) as base:
+        yield base + "/"
 
 
 def fetch(url: str, body: Any = None) -> tuple[int, Any]:

@@ -11,11 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,10 +22,9 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from registry.config import Settings
-from tests.helpers.cli import run
-from tests.helpers.paths import FIXTURES, ROOT
+from tests.helpers.live import ingest_shops, serving
+from tests.helpers.paths import ROOT
 
-INGEST = FIXTURES / "ingest"
 SNAPSHOT = Path(__file__).with_name("openapi.json")
 
 
@@ -102,46 +98,13 @@ def test_docs_load_only_local_assets(tmp_path: Path) -> None:
                 assert client.get(url).status_code == 200, url
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def live(data_dir: Path) -> Iterator[str]:
     """`actiondex serve` on loopback over two ingested shops, rate limit off (schemathesis
     sends hundreds of requests a second); yields its base URL."""
-    for shop in ("shop", "checkout"):
-        assert run(data_dir, "ingest", str(INGEST / shop)).returncode == 0
-    port = _free_port()
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
-           "ACTIONDEX_RATE_LIMIT": "0"}
-    command = [sys.executable, "-m", "actiondex", "serve", "--port", str(port)]
-    # stderr to a file, not a pipe: the access log writes a line per request, and a pipe
-    # nobody reads would stop the server once it is full.
-    log = data_dir / "serve.log"
-    with log.open("wb") as sink, subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                                  stderr=sink) as server:
-        base = f"http://127.0.0.1:{port}"
-        try:
-            _wait_for(f"{base}/healthz", server, log)
-            yield base
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-
-
-def _wait_for(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert server.poll() is None, log.read_text()
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
-                return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"{url} did not answer in 60 s")
+    ingest_shops(data_dir)
+    with serving(data_dir) as base:
+        yield base
 
 
 @pytest.mark.timeout(600)

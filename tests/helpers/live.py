@@ -1,6 +1,6 @@
 """Live servers for tests, as an agent or a browser meets them: `actiondex serve` on loopback
-over a data dir (the same steps as tests/api/test_openapi.py's ``live`` fixture, which could
-use it), `actiondex mcp` as the SDK's stdio client starts it, and a store of two ingested
+over a data dir (schemathesis, the ARD conformance tools, the browser and the MCP client
+meet it so), `actiondex mcp` as the SDK's stdio client starts it, and a store of two ingested
 shops for them to serve."""
 
 from __future__ import annotations
