@@ -19,7 +19,6 @@ from sqlalchemy import Engine
 from actiondex import output
 from actiondex.runtime import UserError, open_index
 from api.app import SEARCH_THREADS, create_app
-from api.mcp import build_server
 from api.mcp.http import PATH as MCP_PATH
 from api.mcp.http import for_listener
 from api.observe import ACCESS
@@ -121,6 +120,8 @@ def serve_stdio(settings: Settings, engine: Engine) -> None:
     """The MCP tools on stdin/stdout until stdin closes. stdout is the wire: while the store
     and the index open, anything printed goes to stderr instead (the SDK diverts the
     descriptor itself once it serves)."""
+    from api.mcp.server import build_server  # the SDK: loaded only where MCP is served
+
     with contextlib.redirect_stdout(sys.stderr):
         index = open_index(settings, engine)
         vectors.load()

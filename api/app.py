@@ -14,7 +14,6 @@ from api.cors import ReadCors
 from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.head import HeadAsGet
-from api.mcp import build_server
 from api.mcp import http as mcp_http
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
@@ -47,7 +46,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
     and without ``engine`` it makes one from settings (and disposes of it at the end)."""
     settings = settings or get_settings()
-    mcp = mcp_http.Endpoint(build_server(lambda: app.state), settings)
+    mcp = mcp_http.Endpoint(lambda: app.state, settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -8,15 +8,21 @@ gets the SDK's refusal (421 for the Host, 403 for the Origin).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import importlib
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
-from mcp.server import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
+import anyio
+import anyio.to_thread
 from starlette.routing import Match, Route
 from starlette.types import Receive, Scope, Send
 
 from registry.config import Settings
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
 
 PATH = "/mcp"
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -40,6 +46,8 @@ def for_listener(settings: Settings, host: str) -> Settings:
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
+    from mcp.server.transport_security import TransportSecuritySettings  # the SDK: see below
+
     hosts = settings.mcp_allowed_hosts or listen_hosts(LOOPBACK[0])
     if hosts == ["*"]:  # a proxy in front checks them
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -49,24 +57,57 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 
 
 class Endpoint:
-    """The ASGI app at ``/mcp``: the server's current session manager."""
+    """The ASGI app at ``/mcp``. The SDK, the tools and their session manager are made on the
+    first request (the import runs in a thread, off the event loop), inside the task group
+    the app's lifespan opens (``running``); each lifespan gets a new manager, as a manager
+    runs only once."""
 
-    def __init__(self, server: MCPServer, settings: Settings) -> None:
-        self.server = server
-        self.security = transport_security(settings)
+    def __init__(self, backing: Callable[[], Any], settings: Settings) -> None:
+        self.backing = backing
+        self.settings = settings
+        self._group: anyio.abc.TaskGroup | None = None
+        self._manager: StreamableHTTPSessionManager | None = None
+        self._lock = anyio.Lock()
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The session manager, for the app's lifespan. A manager runs only once, so each
-        lifespan makes a new one (``streamable_http_app`` does; its Starlette app is unused:
-        the route is the FastAPI app's own, so /mcp stays out of /openapi.json)."""
-        self.server.streamable_http_app(streamable_http_path=PATH,
-                                        transport_security=self.security)
-        async with self.server.session_manager.run():
-            yield
+        async with anyio.create_task_group() as group:
+            self._group, self._manager = group, None
+            try:
+                yield
+            finally:
+                self._group, self._manager = None, None
+                group.cancel_scope.cancel()  # ends the manager's run and its sessions
+
+    async def _started(self, group: anyio.abc.TaskGroup) -> StreamableHTTPSessionManager:
+        async with self._lock:
+            if self._manager is None:
+                module = await anyio.to_thread.run_sync(importlib.import_module,
+                                                        "api.mcp.server")
+                server = module.build_server(self.backing)
+                # Its Starlette app is unused: the route is the FastAPI app's own, so /mcp
+                # stays out of /openapi.json; the call makes the session manager.
+                server.streamable_http_app(streamable_http_path=PATH,
+                                           transport_security=transport_security(self.settings))
+                manager = server.session_manager
+                ready = anyio.Event()
+
+                async def run() -> None:
+                    async with manager.run():
+                        ready.set()
+                        await anyio.sleep_forever()
+
+                group.start_soon(run)
+                await ready.wait()
+                self._manager = manager
+            return self._manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.server.session_manager.handle_request(scope, receive, send)
+        group = self._group
+        if group is None:
+            raise RuntimeError("/mcp is served only while the app's lifespan runs")
+        manager = await self._started(group)
+        await manager.handle_request(scope, receive, send)
 
 
 class McpRoute(Route):

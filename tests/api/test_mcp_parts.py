@@ -3,6 +3,8 @@ the database is away."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,8 +13,8 @@ import pytest
 from mcp import Client
 from sqlalchemy import Engine
 
-from api.mcp import build_server
 from api.mcp.http import for_listener, listen_hosts, transport_security
+from api.mcp.server import build_server
 from registry.config import Settings
 from registry.db import make_engine
 from registry.index import ActionIndex
@@ -70,3 +72,28 @@ def test_a_database_away_is_a_tool_error(tmp_path: Path) -> None:
 
     anyio.run(body)
     engine.dispose()
+
+
+def test_the_sdk_loads_only_when_mcp_is_asked(tmp_path: Path) -> None:
+    """A server nobody asks over MCP never holds the SDK (~27 MB): it loads on the first
+    request to /mcp, and that request is answered."""
+    script = f"""
+import sys
+from pathlib import Path
+from fastapi.testclient import TestClient
+from api.app import create_app
+from registry.config import Settings
+app = create_app(Settings(data_dir=Path({str(tmp_path)!r})))
+with TestClient(app) as client:
+    assert client.get("/find", params={{"q": "buy"}}).status_code == 200
+    before = "mcp.server" in sys.modules
+    answer = client.post("/mcp", json={{"jsonrpc": "2.0", "id": 1, "method": "ping"}},
+                         headers={{"Accept": "application/json, text/event-stream"}})
+    print(before, "mcp.server" in sys.modules, answer.status_code)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, after, status = done.stdout.split()
+    assert (before, after) == ("False", "True")
+    assert status != "404" and int(status) < 500
