@@ -95,7 +95,7 @@ class ActionRow(Base):
     title: Mapped[str] = mapped_column(String(320))
     description: Mapped[str] = mapped_column(Text, default="")
     type: Mapped[str | None] = mapped_column(String(100))
-    effect: Mapped[str] = mapped_column(String(10))
+    effect: Mapped[str] = mapped_column(String(10), index=True)  # counted by /stats, ARD Explore
     method: Mapped[str | None] = mapped_column(String(10))
     endpoint: Mapped[str | None] = mapped_column(String(2048))
     input_schema: Mapped[dict[str, Any]]
