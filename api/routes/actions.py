@@ -10,6 +10,7 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from api.bodies import bounded_body
 from api.deps import SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
@@ -60,7 +61,7 @@ async def prepare(id: Ident, session: SessionDep, request: Request) -> JSONRespo
     template filled), headers and body, checked against the action's input schema (JSON
     Schema 2020-12). Nothing is sent: the caller sends it, with its own credentials, after
     asking its person when ``needs_approval`` says so."""
-    body = await _bounded_body(request)
+    body = await bounded_body(request, MAX_BODY)
     if body is None:
         return error_response(413, "too-large", f"the body is larger than {MAX_BODY} bytes")
     value = _input(body)
@@ -99,12 +100,3 @@ def _input(body: bytes) -> dict[str, Any] | JSONResponse:
     return value
 
 
-async def _bounded_body(request: Request) -> bytes | None:
-    """The body, or None past MAX_BODY (read no further than that)."""
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)

@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator
 from starlette.concurrency import run_in_threadpool
 
+from api.bodies import bounded_body
 from api.errors import error_response, error_responses
 from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
@@ -73,7 +74,7 @@ async def validate(
         AfterValidator(_origin)] = None,
 ) -> JSONResponse:
     """Validate a posted manifest (any format actiondex reads), or fetch ``{"url": ...}``."""
-    body = await _bounded_body(request)
+    body = await bounded_body(request, MAX_BYTES)
     if body is None:
         return error_response(413, "too-large", f"the body is larger than {MAX_BYTES} bytes")
     url = _url_form(body)
@@ -98,17 +99,6 @@ def fetch_target(url: Any) -> str | None:
     if _DOMAIN.fullmatch(url):
         return f"https://{url}/"
     return url if _URL.fullmatch(url) else None
-
-
-async def _bounded_body(request: Request) -> bytes | None:
-    """The body, or None past MAX_BYTES (read no further than that)."""
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def body_report(body: bytes, origin: str | None) -> ValidationReport:

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 
 from fastapi import Request
 
+from api.bodies import bounded_body
 from api.web.shape import type_of
 
 MAX_FIELDS = 50  # inputs in one prepare form; a schema with more shows the first ones
@@ -19,13 +20,10 @@ MAX_PREPARE_FORM = 256 * 1024  # bytes of a posted prepare form
 async def read_form(request: Request, limit: int) -> dict[str, list[str]] | None:
     """A posted ``application/x-www-form-urlencoded`` body by name, or None past ``limit``
     bytes (read no further than that)."""
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return parse_qs(b"".join(chunks).decode("utf-8", "replace"), keep_blank_values=True)
+    body = await bounded_body(request, limit)
+    if body is None:
+        return None
+    return parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
 
 
 @dataclass
