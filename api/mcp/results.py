@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from api import resources
 from registry.effects import needs_approval
 from registry.results import FindResponse, FindResult, SourceRef
 from registry.schemas import Auth, Effect
@@ -86,49 +87,17 @@ class ActionDetail(Open):
     steps: list[FlowStepDetail] | None = Field(None, description="A flow's steps, in order")
 
 
-class SiteEntry(Open):
-    id: str
-    name: str
-    title: str | None
-    effect: Effect
-    method: str | None = None
-    endpoint: str | None = None
-
-
-class SiteDocument(DocumentRef):
-    status: int | None
-    diagnostics: list[dict[str, Any]]
-
-
-class SiteDetail(Open):
+class SiteDetail(resources.SiteDetail):
     """A site: what it is, its actions and flows (get_action gives each in full), the
-    documents they were read from with what was wrong in them, and its last crawl."""
+    documents they were read from with what was wrong in them, and its last crawl. The
+    shape of GET /sites/{host}."""
 
-    host: str
-    origin: str | None
-    name: str | None
-    description: str | None
-    version: int | None
-    changed_at: str | None
-    last_error: str | None
-    last_error_at: str | None
-    actions: list[SiteEntry]
-    flows: list[SiteEntry]
-    documents: list[SiteDocument]
-    last_crawl: dict[str, Any] | None
+    model_config = ConfigDict(extra="allow")
 
 
-class PreparedCall(Open):
-    """The exact HTTP request that calls the action with the input given. Not sent."""
+class PreparedCall(resources.PreparedCall):
+    """The exact HTTP request that calls the action with the input given. Not sent. The
+    shape of POST /actions/{id}/prepare's answer."""
 
-    method: str
-    url: str
-    headers: dict[str, str]
-    body: str | None = Field(description="The request body, as the text to send")
+    model_config = ConfigDict(extra="allow")
     needs_approval: bool = Field(description=APPROVAL)
-    effect: Effect
-    cost: Any = Field(description="What the call costs (a cost field resolved to the amount "
-                                  "in the input)")
-    scope: str | None
-    auth: Auth = Field(description="What calling it needs: none, api_key, oauth2, grant or "
-                                   "unknown")
