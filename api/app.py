@@ -21,9 +21,10 @@ from api.ratelimit import RateLimit
 from api.routes import actions, ard, find, health, sites, validate
 from api.web import install_web
 from registry.config import Settings, get_settings
-from registry.crawl_state import last_run
+from registry.crawl_state import latest_finished_run
 from registry.db import make_engine, reading
 from registry.index import ActionIndex, vectors
+from registry.models import CrawlRun
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
 # core. More only contend for the GIL and the caches: at 10k actions, 40 threads (Starlette's
@@ -95,9 +96,9 @@ def install_observers(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(HeadAsGet)
     registry = app.state.metrics_registry = new_registry()
 
-    def latest_run() -> dict | None:
+    def latest_run() -> CrawlRun | None:
         with reading(app.state.engine) as session:
-            return last_run(session)
+            return latest_finished_run(session)
 
     registry.register(StoreCollector(lambda: app.state.index, latest_run))
     app.add_middleware(Observe, metrics=RequestMetrics(registry), access_log=settings.access_log)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC
 
 from prometheus_client import CollectorRegistry, disable_created_metrics
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from registry.index import ActionIndex
+from registry.models import CrawlRun
 
 # The numeric figures a crawl run records (crawler.run.CrawlSummary) that are worth a series.
 RUN_FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused",
@@ -22,7 +22,7 @@ RUN_FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "
 
 class StoreCollector(Collector):
     def __init__(self, index: Callable[[], ActionIndex | None],
-                 last_run: Callable[[], dict[str, Any] | None]) -> None:
+                 last_run: Callable[[], CrawlRun | None]) -> None:
         self.index = index
         self.last_run = last_run
 
@@ -58,23 +58,22 @@ def _index_series(index: ActionIndex) -> Iterator[GaugeMetricFamily]:
             "few seconds; a growing value means syncs fail)", value=time.time() - index.synced_at)
 
 
-def _run_series(run: dict[str, Any]) -> Iterator[GaugeMetricFamily]:
+def _run_series(run: CrawlRun) -> Iterator[GaugeMetricFamily]:
     figures = GaugeMetricFamily("actiondex_last_crawl", "The last crawl run's figures",
                                 labels=["figure"])
+    stats = run.stats or {}
     for name in RUN_FIGURES:
-        value = run["stats"].get(name)
+        value = stats.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool):
             figures.add_metric([name], value)
-    figures.add_metric(["changed_sites"], len(run["stats"].get("changed_sites") or ()))
+    figures.add_metric(["changed_sites"], len(stats.get("changed_sites") or ()))
     yield figures
-    ok = GaugeMetricFamily("actiondex_last_crawl_ok", "1 if the last crawl run finished, "
-                           "0 if it failed", value=int(run["status"] == "finished"))
-    yield ok
-    if run["finished_at"]:
-        finished = datetime.fromisoformat(run["finished_at"].removesuffix("Z")).replace(tzinfo=UTC)
+    yield GaugeMetricFamily("actiondex_last_crawl_ok", "1 if the last crawl run finished, "
+                            "0 if it failed", value=int(run.status == "finished"))
+    if run.finished_at is not None:  # the store keeps naive UTC
         yield GaugeMetricFamily("actiondex_last_crawl_finished_timestamp_seconds",
                                 "When the last crawl run ended (Unix time)",
-                                value=finished.timestamp())
+                                value=run.finished_at.replace(tzinfo=UTC).timestamp())
 
 
 def new_registry() -> CollectorRegistry:

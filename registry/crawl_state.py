@@ -58,15 +58,9 @@ def finish_run(session: Session, run_id: int, stats: dict, status: str = "finish
     run.status, run.stats, run.finished_at = status, stats, utcnow()
 
 
-def last_run(session: Session, kind: str = "crawl") -> dict[str, Any] | None:
-    """The latest run of ``kind`` that ended (finished or failed), as JSON-ready values."""
-    run = session.scalars(select(CrawlRun).where(CrawlRun.kind == kind,
-                                                 CrawlRun.finished_at.is_not(None))
-                          .order_by(CrawlRun.finished_at.desc(), CrawlRun.id.desc())
-                          .limit(1)).first()
-    if run is None:
-        return None
-    return {"id": run.id, "kind": run.kind, "status": run.status,
-            "started_at": run.started_at.isoformat() + "Z",
-            "finished_at": run.finished_at.isoformat() + "Z" if run.finished_at else None,
-            "stats": run.stats}
+def latest_finished_run(session: Session, kind: str = "crawl") -> CrawlRun | None:
+    """The latest run of ``kind`` that ended (finished or failed)."""
+    return session.scalars(select(CrawlRun).where(CrawlRun.kind == kind,
+                                                  CrawlRun.finished_at.is_not(None))
+                           .order_by(CrawlRun.finished_at.desc(), CrawlRun.id.desc())
+                           .limit(1)).first()
