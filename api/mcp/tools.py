@@ -12,9 +12,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError, WithJsonSchema
 from sqlalchemy import Engine
 
+from api import store
 from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
 from registry import lookup
-from registry.db import DB_AWAY, reading
+from registry.db import DB_AWAY
 from registry.index import ActionIndex
 from registry.prepare import PrepareError, prepare_call
 from registry.search import FindQuery, find, first_problem
@@ -143,14 +144,8 @@ class Tools:
 
     async def _read(self, lookup_: Callable[..., Any], *args: Any) -> Any:
         """A lookup in a read-only session, in a worker thread (the database blocks)."""
-        engine = self._backing().engine
-
-        def read() -> Any:
-            with reading(engine) as session:
-                return lookup_(session, *args)
-
         try:
-            return await anyio.to_thread.run_sync(read)
+            return await store.read(self._backing().engine, lookup_, *args)
         except DB_AWAY as exc:  # the agent may retry; a bug would still be a crash
             raise ToolError("the registry's database is unavailable: try again shortly") from exc
 

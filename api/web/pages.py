@@ -12,11 +12,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
+from api import store
 from api.web.forms import MAX_PREPARE_FORM, input_fields, read_form, to_input
 from api.web.render import not_found, page
-from registry.db import DB_AWAY, first_line, reading
+from registry.db import DB_AWAY, first_line
 from registry.lookup import action_detail, flow_detail, site_detail
 from registry.prepare import PrepareError, prepare_call
 
@@ -34,12 +34,8 @@ async def _read(request: Request, lookup: Callable[[Session, str], Any], key: st
     if len(key) > MAX_KEY:
         return None
 
-    def run() -> Any:
-        with reading(request.app.state.engine) as session:
-            return lookup(session, key)
-
     try:
-        return await run_in_threadpool(run)
+        return await store.read(request.app.state.engine, lookup, key)
     except DB_AWAY as exc:
         raise StoreAway(first_line(exc)) from exc
 
