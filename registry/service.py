@@ -21,7 +21,14 @@ from registry.formats import NORMALISER_VERSION
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.normalising import NormalisedDocument, SiteUpdate
 from registry.schemas import FetchFailure
-from registry.store import action_rows, flow_rows, get_or_create_site, lock_site, utcnow
+from registry.store import (
+    action_rows,
+    flow_rows,
+    get_or_create_site,
+    lock_site,
+    mark_changed,
+    utcnow,
+)
 
 GONE_STATUSES = (404, 410)
 GONE_AFTER_COUNT = 3
@@ -75,8 +82,7 @@ def promote_site(
     if not result.errors and site.last_error is not None:
         site.last_error = site.last_error_at = None  # an error of an earlier crawl, now gone
     if result.changed:
-        site.version += 1
-        site.changed_at = now
+        mark_changed(session, site, now)
         _refresh_site_text(site, update)
     session.flush()
     result.actions, result.flows = count_site(session, site.id)

@@ -41,6 +41,13 @@ def lock_site(session: Session, site: Site) -> None:
     session.refresh(site, with_for_update=True)
 
 
+def mark_changed(session: Session, site: Site, now: datetime) -> None:
+    """Record that the site's action set changed: its version (the index follows it) and when.
+    Every code path that changes a site's actions, documents or flows calls this once."""
+    site.version += 1
+    site.changed_at = now
+
+
 def _doc_key(url: str) -> str:
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
