@@ -110,7 +110,7 @@ def _store_site(engine: Engine, host: str, docs: list[RawDocument]) -> PromoteRe
     crawl = SiteCrawl(host=host, origin=origin, documents=docs, failures=notes)
     update = normalise_site(crawl)
     with transaction(engine) as session:
-        return promote_site(session, update)
+        return promote_site(session, update, reason="ingest")
 
 
 def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[str, Any]:

@@ -53,6 +53,9 @@ class Site(Base):
     # The crawler's memory of the site between runs (robots.txt for 24 h, the catch-all probe,
     # paths that answered 404): see crawler/memory.py. Not part of the action set.
     crawl_state: Mapped[dict[str, Any] | None]
+    # Set by `actiondex sites remove`: its documents, actions and flows are gone, the row and
+    # its history stay; schedules skip it; an explicit crawl or ingest clears it (migration 0008).
+    removed_at: Mapped[datetime | None]
 
     documents: Mapped[list[Document]] = relationship(back_populates="site")
 
@@ -140,6 +143,27 @@ class CrawlRun(Base):
     finished_at: Mapped[datetime | None]
     targets: Mapped[list[Any]]
     stats: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class SiteHistory(Base):
+    """One change of a site's action set: the diff against the set before it
+    (registry/history.py). Migration 0008."""
+
+    __tablename__ = "site_history"
+    __table_args__ = (Index("ix_site_history_site_id_id", "site_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"))
+    version: Mapped[int]  # the sites.version this change produced
+    at: Mapped[datetime]
+    reason: Mapped[str] = mapped_column(String(20))  # crawl|ingest|tombstone|robots|removed
+    # The crawl run that made it, when known; a run's record may be pruned, the entry stays.
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("crawl_runs.id", ondelete="SET NULL"))
+    added: Mapped[list[Any]]  # action names; flows as "flow:<name>"
+    removed: Mapped[list[Any]]
+    changed: Mapped[dict[str, Any]]  # name -> the fields that changed
+    actions: Mapped[int]  # how many the site had after it
+    flows: Mapped[int]
 
 
 # GET /sites' order (registry.listing): when the action set last changed, else when the site

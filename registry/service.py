@@ -5,7 +5,9 @@ callers own the transaction (``with registry.db.transaction(engine) as session:`
 Nothing-lost rules (../shared/RELIABILITY.md section 1) live here:
 - a document is replaced only by a newer document that fetched AND parsed;
 - failures (timeouts, 5xx, parse errors) record an error on the site and keep what it had;
-- a document's actions go only after repeated 404/410 answers spanning days;
+- a document's actions go only after repeated 404/410 answers spanning days, or at once when
+  robots.txt now disallows it (the owner's word is final; an unreachable robots.txt is an
+  error like any other, and keeps everything);
 - an unchanged document (same content hash, same normaliser) writes nothing at all.
 """
 
@@ -14,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, inspect, select
 from sqlalchemy.orm import Session
 
 from registry.formats import NORMALISER_VERSION
+from registry.history import Changes
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.normalising import NormalisedDocument, SiteUpdate
 from registry.schemas import FetchFailure
@@ -25,7 +28,6 @@ from registry.store import (
     action_rows,
     flow_rows,
     get_or_create_site,
-    lock_site,
     mark_changed,
     utcnow,
 )
@@ -51,15 +53,21 @@ class PromoteResult:
 
 
 def promote_site(
-    session: Session, update: SiteUpdate, *, max_actions: int = 1000, now: datetime | None = None
+    session: Session, update: SiteUpdate, *, max_actions: int = 1000, now: datetime | None = None,
+    reason: str = "crawl", run_id: int | None = None,
 ) -> PromoteResult:
-    """Apply one site's crawl to the store; the caller's transaction makes it atomic."""
+    """Apply one site's crawl to the store; the caller's transaction makes it atomic.
+    ``reason`` (crawl or ingest) and ``run_id`` go into the site's history entry, if the
+    action set changed (registry/history.py)."""
     now = now or utcnow()
     site = get_or_create_site(session, update.host, update.origin, now)
     known = {d.url: d for d in session.scalars(select(Document).where(Document.site_id == site.id))}
     result = PromoteResult(update.host, documents=len(update.documents))
+    changes = Changes(session, site)  # locks the site before its first write
+    if site.removed_at is not None:  # an explicit crawl or ingest brings a removed site back
+        changes.begin()
+        site.removed_at = None
     budget = max_actions
-    locked = False
     for doc in update.documents:
         result.diagnostics += len(doc.manifest.diagnostics)
         if doc.failed:
@@ -70,13 +78,20 @@ def promote_site(
         if _unchanged(row, doc):
             budget -= len(doc.manifest.actions)
             continue
-        if not locked:
-            lock_site(session, site)
-            locked = True
+        changes.begin()
         budget = _replace_document(session, site, row, doc, budget, now)
         result.changed = True
+    changes.close(reason)
+    # Removals after replacements, each kind its own history entry: tombstones, then robots.
+    for kind in ("tombstone", "robots"):
+        for failure in update.failures:
+            if _failure_kind(failure) == kind:
+                result.changed |= _remove(session, known.get(failure.url), kind, changes, now)
+        changes.close(kind)
     for failure in update.failures:
-        result.changed |= _apply_failure(session, site, known.get(failure.url), failure, now)
+        if _failure_kind(failure) is None:
+            _record_error(site, failure.url,
+                          f"{failure.code}: {failure.message}".strip(": "), now)
         if failure.code not in ("not-found", "robots-disallowed"):
             result.errors.append(failure.code)
     if not result.errors and site.last_error is not None:
@@ -84,6 +99,7 @@ def promote_site(
     if result.changed:
         mark_changed(session, site, now)
         _refresh_site_text(site, update)
+        changes.write(now, run_id)
     session.flush()
     result.actions, result.flows = count_site(session, site.id)
     return result
@@ -134,23 +150,30 @@ def _replace_document(
     return budget - len(actions)
 
 
-def _apply_failure(
-    session: Session, site: Site, row: Document | None, failure: FetchFailure, now: datetime
-) -> bool:
-    """Record a failed fetch. Returns True when the site's action set changed (removal)."""
+def _failure_kind(failure: FetchFailure) -> str | None:
+    """What a failed fetch says of the stored document: "tombstone" (gone: counts towards its
+    removal), "robots" (the owner withdrew it: removed now) or None (an error: kept)."""
     if failure.code == "robots-disallowed":
-        return False
+        return "robots"
     if failure.status in GONE_STATUSES or failure.code == "not-found":
-        if row is None:
-            return False  # most sites lack most well-known files: not an error
+        return "tombstone"
+    return None
+
+
+def _remove(session: Session, row: Document | None, kind: str, changes: Changes,
+            now: datetime) -> bool:
+    """A 404/410 counts towards the document's removal (three over 72 h); robots.txt
+    withdraws it at once: the owner's word is final. True when the document went."""
+    if row is None or inspect(row).deleted or inspect(row).was_deleted:
+        return False  # most sites lack most well-known files: not an error
+    if kind == "tombstone":
         row.missing_count += 1
         row.missing_since = row.missing_since or now
-        if row.missing_count >= GONE_AFTER_COUNT and now - row.missing_since >= GONE_AFTER:
-            session.delete(row)
-            return True
-        return False
-    _record_error(site, failure.url, f"{failure.code}: {failure.message}".strip(": "), now)
-    return False
+        if row.missing_count < GONE_AFTER_COUNT or now - row.missing_since < GONE_AFTER:
+            return False
+    changes.begin()
+    session.delete(row)  # its actions and flows go with it (ON DELETE CASCADE)
+    return True
 
 
 def _record_error(site: Site, url: str, message: str, now: datetime) -> None:

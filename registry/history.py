@@ -1,0 +1,140 @@
+"""A site's history: each change of its action set kept as a version with its diff.
+
+A change is recorded around it (``Changes``): a snapshot before (once the service knows the
+site will change and has locked it), one after, and a ``site_history`` row with their diff
+only when an action or flow was added, removed or changed. A promotion
+that rewrote documents but left every action as it was (a reformatted file, a new ETag) adds
+no entry, though it bumps ``sites.version``: versions in a history may skip. An operator's
+removal is always recorded, even of a site that had nothing left (``always=True``).
+One promotion that did several kinds of change (a crawl that replaced one document and
+tombstoned another) writes one entry per kind, all at the version it produced.
+
+Actions are compared by name, on the fields an agent relies on (``FIELDS``); flows too, as
+``flow:<name>``. Two documents of a site may list one name: then each field compares the set
+of its values, so a change in either is seen. Functions take a Session and at most flush().
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from registry.listing import iso
+from registry.models import ActionRow, FlowRow, Site, SiteHistory
+from registry.store import lock_site
+
+REASONS = ("crawl", "ingest", "tombstone", "robots", "removed")
+FIELDS = ("title", "description", "type", "effect", "method", "endpoint", "input_schema",
+          "output_schema", "scope", "auth", "cost", "same_origin")
+FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps")
+FLOW = "flow:"
+MAX_LIMIT = 500
+
+Snapshot = dict[str, dict[str, list[str]]]  # "name" | "flow:name" -> field -> sorted values
+
+
+@dataclass
+class Diff:
+    added: list[str]
+    removed: list[str]
+    changed: dict[str, list[str]]
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+def snapshot(session: Session, site_id: int) -> Snapshot:
+    """The site's action set as stored now (flushed rows), in the form ``diff`` compares."""
+    session.flush()
+    found: dict[str, dict[str, set[str]]] = {}
+    columns = [getattr(ActionRow, name) for name in FIELDS]
+    for row in session.execute(select(ActionRow.name, *columns)
+                               .where(ActionRow.site_id == site_id)):
+        _add(found, row[0], dict(zip(FIELDS, row[1:], strict=True)))
+    columns = [getattr(FlowRow, name) for name in FLOW_FIELDS]
+    for row in session.execute(select(FlowRow.name, *columns).where(FlowRow.site_id == site_id)):
+        _add(found, FLOW + row[0], dict(zip(FLOW_FIELDS, row[1:], strict=True)))
+    return {key: {f: sorted(values) for f, values in fields.items()}
+            for key, fields in found.items()}
+
+
+def _add(found: dict[str, dict[str, set[str]]], key: str, values: dict[str, Any]) -> None:
+    fields = found.setdefault(key, {})
+    for name, value in values.items():
+        # JSON text with sorted keys: JSONB reorders keys, and a set needs hashable values.
+        fields.setdefault(name, set()).add(json.dumps(value, sort_keys=True))
+
+
+def diff(before: Snapshot, after: Snapshot) -> Diff:
+    changed = {}
+    for key in sorted(before.keys() & after.keys()):
+        fields = [f for f in after[key] if before[key].get(f) != after[key][f]]
+        if fields:
+            changed[key] = fields
+    return Diff(added=sorted(after.keys() - before.keys()),
+                removed=sorted(before.keys() - after.keys()), changed=changed)
+
+
+class Changes:
+    """The history of one promotion: ``begin`` before the first write (locks the site, takes
+    the snapshot), ``close(reason)`` after each kind of change (keeps its diff), ``write``
+    once the site's version is bumped (one entry per kind that changed the action set)."""
+
+    def __init__(self, session: Session, site: Site) -> None:
+        self.session, self.site = session, site
+        self.last: Snapshot | None = None
+        self.dirty = False
+        self.diffs: list[tuple[str, Diff, Snapshot]] = []
+
+    def begin(self) -> None:
+        if self.last is None:
+            lock_site(self.session, self.site)
+            self.last = snapshot(self.session, self.site.id)
+        self.dirty = True
+
+    def close(self, reason: str, *, always: bool = False) -> None:
+        if reason not in REASONS:
+            raise ValueError(f"unknown history reason {reason!r}")
+        if self.last is None or not self.dirty:
+            return
+        after = snapshot(self.session, self.site.id)
+        change = diff(self.last, after)
+        if change or always:
+            self.diffs.append((reason, change, after))
+        self.last, self.dirty = after, False
+
+    def write(self, now: datetime, run_id: int | None = None) -> list[SiteHistory]:
+        entries = []
+        for reason, change, after in self.diffs:
+            flows = sum(key.startswith(FLOW) for key in after)
+            entries.append(SiteHistory(
+                site_id=self.site.id, version=self.site.version, at=now, reason=reason,
+                run_id=run_id, added=change.added, removed=change.removed,
+                changed=change.changed, actions=len(after) - flows, flows=flows))
+        self.session.add_all(entries)
+        self.diffs = []
+        return entries
+
+
+def list_history(session: Session, site_id: int, *, limit: int = 50,
+                 before: int | None = None) -> tuple[list[dict[str, Any]], int | None]:
+    """The site's entries newest first, at most ``limit``, those older than the entry id
+    ``before`` when given; and the ``before`` of the next page (None on the last)."""
+    limit = max(1, min(limit, MAX_LIMIT))
+    query = select(SiteHistory).where(SiteHistory.site_id == site_id)
+    if before is not None:
+        query = query.where(SiteHistory.id < before)
+    rows = session.scalars(query.order_by(SiteHistory.id.desc()).limit(limit + 1)).all()
+    page = rows[:limit]
+    return [entry_dict(row) for row in page], (page[-1].id if len(rows) > limit else None)
+
+
+def entry_dict(row: SiteHistory) -> dict[str, Any]:
+    return {"id": row.id, "version": row.version, "at": iso(row.at), "reason": row.reason,
+            "run_id": row.run_id, "added": row.added, "removed": row.removed,
+            "changed": row.changed, "actions": row.actions, "flows": row.flows}
