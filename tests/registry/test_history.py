@@ -15,7 +15,7 @@ from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
 from registry.schemas import Action, FetchFailure, Manifest, RawDocument
 from registry.service import promote_site
 from registry.store import utcnow
-from tests.registry.test_store import HOST, URL, WriteCounter, failure, manifest, names, update
+from tests.helpers.promote import HOST, URL, WriteCounter, failure, manifest, names, update
 
 PAGE = f"https://{HOST}/help.html"
 
