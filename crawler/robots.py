@@ -26,6 +26,9 @@ class Robots:
     schemamaps: list[str] = field(default_factory=list)
     crawl_delay: float | None = None
     truncated: bool = False
+    # Disallow-all because robots.txt could not be read (RFC 9309 2.3.1.4), not because the
+    # owner said so: nothing stored is withdrawn for it.
+    unavailable: bool = False
 
     def allows(self, url: str, agent: str) -> bool:
         return self.rules is None or bool(self.rules.can_fetch(url, agent))
@@ -51,4 +54,4 @@ def parse_robots(body: bytes, agent: str) -> Robots:
 
 def disallow_all() -> Robots:
     """RFC 9309 2.3.1.4: an unreachable robots.txt means the whole site is off limits."""
-    return Robots(rules=Protego.parse("User-agent: *\nDisallow: /\n"))
+    return Robots(rules=Protego.parse("User-agent: *\nDisallow: /\n"), unavailable=True)

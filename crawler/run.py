@@ -20,7 +20,13 @@ from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
-from registry.crawl_state import crawl_states, finish_run, start_run, stored_validators
+from registry.crawl_state import (
+    crawl_states,
+    finish_run,
+    start_run,
+    stored_urls,
+    stored_validators,
+)
 from registry.db import DB_AWAY, first_line, transaction
 
 Progress = Callable[[dict[str, Any]], None]
@@ -91,7 +97,8 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
     with transaction(engine) as session:  # read after the replay: it may have stored some
         spider_args = {"targets": accepted, "max_pages": max_pages,
                        "validators": stored_validators(session, hosts),
-                       "states": crawl_states(session, hosts)}
+                       "states": crawl_states(session, hosts),
+                       "stored": stored_urls(session, hosts)}
     config = {**scrapy_settings(settings, policy, log_level, delay),
               ENGINE_SETTING: Shared(engine)}
     try:

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from crawler.memory import Memory
 from crawler.robots import Robots
+from registry.placement import origin_of
 from registry.schemas import FetchFailure, RawDocument, SiteCrawl
 from registry.store import utcnow
 
@@ -73,9 +74,29 @@ class SiteState:
         self.requests_left -= 1
         return True
 
+    def note_withdrawn(self, stored: list[str], agent: str) -> None:
+        """Note every stored document of this origin that robots.txt now disallows as
+        ``robots-disallowed``, so the store withdraws it even if this crawl never came across
+        it (``Disallow: /`` hides the sitemap that listed a page). Not when robots.txt was
+        unavailable: that is disallow-all by RFC 9309, but no word of the owner's."""
+        if self.robots.rules is None or self.robots.unavailable:
+            return
+        noted = {f.url for f in self.crawl.failures if f.code == "robots-disallowed"}
+        for url in stored:
+            if (url not in noted and _origin(url) == self.crawl.origin
+                    and not self.robots.allows(url, agent)):
+                self.note(url, "robots-disallowed", "disallowed by robots.txt")
+
     def result(self) -> SiteResult:
         return SiteResult.model_construct(**dict(self.crawl), references=self.references,
                                           crawl_state=self.memory.state())
+
+
+def _origin(url: str) -> str | None:
+    try:
+        return origin_of(url)
+    except ValueError:
+        return None
 
 
 def fingerprint(body: bytes) -> str:

@@ -27,6 +27,16 @@ def stored_validators(session: Session, hosts: list[str]) -> Validators:
     return {url: (etag, modified) for url, etag, modified in session.execute(query)}
 
 
+def stored_urls(session: Session, hosts: list[str]) -> dict[str, list[str]]:
+    """host -> the URLs of its stored documents: the crawl checks them against robots.txt."""
+    query = (select(Site.host, Document.url).join(Site, Document.site_id == Site.id)
+             .where(Site.host.in_(hosts)).order_by(Document.url))
+    found: dict[str, list[str]] = {}
+    for host, url in session.execute(query):
+        found.setdefault(host, []).append(url)
+    return found
+
+
 def crawl_states(session: Session, hosts: list[str]) -> dict[str, dict[str, Any]]:
     """host -> the crawl memory stored for it, for the ``hosts`` that have one."""
     rows = session.execute(select(Site.host, Site.crawl_state).where(Site.host.in_(hosts)))

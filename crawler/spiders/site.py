@@ -39,7 +39,8 @@ class SiteSpider(Spider):
 
     def __init__(self, targets: list[str], *args: Any, max_pages: int = 50,
                  validators: dict[str, tuple[str | None, str | None]] | None = None,
-                 states: dict[str, dict[str, Any]] | None = None, **kwargs: Any) -> None:
+                 states: dict[str, dict[str, Any]] | None = None,
+                 stored: dict[str, list[str]] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         origins = dict.fromkeys(site_origin(t) for t in targets)  # dedupe, keep order
         states = states or {}
@@ -47,6 +48,7 @@ class SiteSpider(Spider):
                                    memory=Memory(states.get(h)))
                       for h, o in origins}
         self.validators = validators or {}
+        self.stored = stored or {}  # host -> its stored documents' URLs
         self.discovery = Discovery(self)
 
     @property
@@ -61,7 +63,7 @@ class SiteSpider(Spider):
                 yield request
             if not requests:  # robots.txt from memory forbids everything: done already
                 self.crawler.stats.inc_value("site/crawled")
-                yield site.result()
+                yield self._result(site)
 
     def _begin(self, site: SiteState) -> list[Request]:
         if (label := mixed_script_label(site.crawl.host)) is not None:
@@ -141,7 +143,11 @@ class SiteSpider(Spider):
         yield from follow
         if site.pending == 0:
             self.crawler.stats.inc_value("site/crawled")
-            yield site.result()
+            yield self._result(site)
+
+    def _result(self, site: SiteState) -> Any:
+        site.note_withdrawn(self.stored.get(site.crawl.host, []), self.agent)
+        return site.result()
 
     def _on_robots(self, site: SiteState, response: Response) -> Iterator[Request | None]:
         site.robots = robots = parse_robots(response.body, self.agent)
