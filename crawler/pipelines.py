@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from twisted.internet.defer import DeferredLock
 from twisted.internet.threads import deferToThread
 
-from crawler.settings import ENGINE_SETTING, REGISTRY_SETTING, Shared
+from crawler.settings import ENGINE_SETTING, REGISTRY_SETTING, RUN_SETTING, Shared
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
@@ -37,8 +37,10 @@ class SiteRow(BaseModel):
 
 
 class StorePipeline:
-    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool) -> None:
+    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool,
+                 run_id: int | None = None) -> None:
         self.engine = engine
+        self.run_id = run_id  # the crawl run it stores for: named in the sites' history
         self.max_actions = max_actions
         self.stats = stats
         self.spool = spool
@@ -47,11 +49,11 @@ class StorePipeline:
         self.lock = DeferredLock()
 
     @classmethod
-    def from_settings(cls, settings: Settings, engine: Engine, stats: Any = None
-                      ) -> StorePipeline:
+    def from_settings(cls, settings: Settings, engine: Engine, stats: Any = None,
+                      run_id: int | None = None) -> StorePipeline:
         """A store on ``engine``; whoever made the engine disposes of it."""
         return cls(engine, settings.max_actions_per_site, stats,
-                   Spool(settings.data_dir / "spool"))
+                   Spool(settings.data_dir / "spool"), run_id)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
@@ -60,7 +62,8 @@ class StorePipeline:
         if not isinstance(settings, Settings) or not isinstance(engine, Shared):
             raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING} "
                              f"and the engine in {ENGINE_SETTING}")
-        return cls.from_settings(settings, engine.value, crawler.stats)
+        return cls.from_settings(settings, engine.value, crawler.stats,
+                                 crawler.settings.get(RUN_SETTING))
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, SiteResult):
@@ -96,7 +99,8 @@ class StorePipeline:
             if fetched_at is not None and changed_since(session, item.host, fetched_at):
                 logger.info("spool: %s changed since it was spooled; dropped", item.host)
                 return SiteRow(host=item.host, errors=["spool-outdated"])
-            result = promote_site(session, update, max_actions=self.max_actions)
+            result = promote_site(session, update, max_actions=self.max_actions,
+                                  run_id=self.run_id)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
                 save_crawl_state(session, item.host, item.crawl_state)
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,

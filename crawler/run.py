@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from crawler.guard import AddressPolicy
 from crawler.pipelines import SiteRow, StorePipeline
 from crawler.runner import run_spider
-from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
+from crawler.settings import ENGINE_SETTING, RUN_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
@@ -92,7 +92,7 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
-    store = StorePipeline.from_settings(settings, engine)
+    store = StorePipeline.from_settings(settings, engine, run_id=run_id)
     summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
     with transaction(engine) as session:  # read after the replay: it may have stored some
         spider_args = {"targets": accepted, "max_pages": max_pages,
@@ -100,7 +100,7 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
                        "states": crawl_states(session, hosts),
                        "stored": stored_urls(session, hosts)}
     config = {**scrapy_settings(settings, policy, log_level, delay),
-              ENGINE_SETTING: Shared(engine)}
+              ENGINE_SETTING: Shared(engine), RUN_SETTING: run_id}
     try:
         _crawl(spider_args, config, summary, progress)
         _report_unfinished(hosts, summary)

@@ -12,6 +12,7 @@ from registry.config import Settings
 MIB = 1024 * 1024
 REGISTRY_SETTING = "ACTIONDEX_SETTINGS"
 ENGINE_SETTING = "ACTIONDEX_ENGINE"  # a Shared(Engine): the process's one database engine
+RUN_SETTING = "ACTIONDEX_RUN_ID"  # the crawl run's id, for the sites' history entries
 MANIFEST_MAXSIZE = 1 * MIB
 PAGE_MAXSIZE = 10 * MIB
 

@@ -50,14 +50,15 @@ def _a_day_later(data_dir: Path) -> None:
     engine.dispose()
 
 
-def _history(data_dir: Path) -> dict[str, list[tuple[str, list[str], int]]]:
+def _history(data_dir: Path) -> dict[str, list[tuple[str, list[str], int, int | None]]]:
     engine = create_engine(f"sqlite:///{data_dir / 'actiondex.db'}")
     with Session(engine) as session:
         rows = session.execute(select(Site.host, SiteHistory).join_from(SiteHistory, Site)
                                .order_by(SiteHistory.id)).all()
-        found: dict[str, list[tuple[str, list[str], int]]] = {}
+        found: dict[str, list[tuple[str, list[str], int, int | None]]] = {}
         for host, entry in rows:
-            found.setdefault(host, []).append((entry.reason, entry.removed, entry.actions))
+            found.setdefault(host, []).append((entry.reason, entry.removed, entry.actions,
+                                               entry.run_id))
     engine.dispose()
     return found
 
@@ -91,7 +92,9 @@ def test_disallow_withdraws_and_503_keeps(tmp_path: Path) -> None:
     assert names["flaky.test"] == {"rent_bike", "deep_rent_bike"}
     assert second["per_site"]["flaky.test"]["errors"] == ["robots-unavailable"]
     history = _history(tmp_path)
-    assert history["closing.test"][-1] == ("robots", ["deep_ship_parcel", "ship_parcel"], 0)
+    (_, _, _, run1), (*robots, run2) = history["closing.test"]
+    assert robots == ["robots", ["deep_ship_parcel", "ship_parcel"], 0]
+    assert run1 is not None and run2 is not None and run2 > run1  # each names its crawl run
     assert [reason for reason, *_ in history["flaky.test"]] == ["crawl"]
     assert _found(tmp_path, "ship parcel") == set()  # the index followed the store
     assert _found(tmp_path, "rent bike") == {"flaky.test"}
