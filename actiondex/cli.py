@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from sqlalchemy.exc import OperationalError
 
-from actiondex.commands import COMMANDS
+from actiondex.commands import COMMANDS, GROUPS
 from actiondex.runtime import UserError
 from registry.config import get_settings
 from registry.db import first_line
@@ -29,6 +29,8 @@ app = typer.Typer(
 )
 for command in COMMANDS:
     app.command()(command)
+for group in GROUPS:
+    app.add_typer(group)
 
 
 @app.callback()

@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from actiondex.commands import crawl, find, ingest, mcp, serve, store, validate
+import typer
+
+from actiondex.commands import crawl, find, ingest, mcp, serve, sites, store, validate
 
 # In the order `actiondex --help` lists them.
 COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, ingest.ingest, store.index,
-                                      find.find, validate.validate, serve.serve, mcp.mcp,
-                                      serve.demo]
+                                      find.find, validate.validate, sites.history,
+                                      serve.serve, mcp.mcp, serve.demo]
+# Commands with sub-commands (`actiondex sites remove HOST`): one typer app each.
+GROUPS: list[typer.Typer] = [sites.app]

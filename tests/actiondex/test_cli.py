@@ -16,7 +16,8 @@ from tests.helpers.cli import one_line_error, run
 from tests.helpers.paths import FIXTURES
 
 INGEST = FIXTURES / "ingest"
-COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "mcp", "migrate"]
+COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "mcp", "migrate",
+            "history", "sites", "sites remove"]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -28,7 +29,7 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_explains_itself(data_dir: Path, command: str) -> None:
-    proc = run(data_dir, command, "--help")
+    proc = run(data_dir, *command.split(), "--help")
     assert proc.returncode == 0, proc.stderr
     assert "Usage" in proc.stdout and len(proc.stdout.splitlines()) > 4
 
