@@ -149,6 +149,32 @@ class SiteDetail(Strict):
     last_crawl: RunSummary | None
 
 
+class HistoryEntry(Strict):
+    """One change of the site's action set (registry/history.py)."""
+
+    id: int
+    version: int = Field(description="The site's version this change produced")
+    at: str = Field(description="ISO 8601, UTC")
+    reason: Literal["crawl", "ingest", "tombstone", "robots", "removed"] = Field(
+        description="tombstone: 404/410 over 72 h; robots: robots.txt now disallows it; "
+                    "removed: an operator removed the site")
+    run_id: int | None = Field(description="The crawl run that made it, when known")
+    added: list[str] = Field(description="Action names; flows as flow:NAME")
+    removed: list[str]
+    changed: dict[str, list[str]] = Field(description="Name -> the fields that changed")
+    actions: int = Field(description="How many actions the site had after it")
+    flows: int
+
+
+class SiteHistoryPage(Strict):
+    host: str
+    removed_at: str | None = Field(description="Set while the site is removed")
+    version: int
+    items: list[HistoryEntry] = Field(description="Newest first")
+    next_cursor: str | None = Field(description="The next (older) page's cursor; null on "
+                                                "the last")
+
+
 class Stats(Strict):
     sites: int
     actions: int

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.listing import iso
+from registry.listing import find_site, iso
 from registry.models import ActionRow, FlowRow, Site, SiteHistory
 from registry.store import lock_site
 
@@ -138,3 +138,16 @@ def entry_dict(row: SiteHistory) -> dict[str, Any]:
     return {"id": row.id, "version": row.version, "at": iso(row.at), "reason": row.reason,
             "run_id": row.run_id, "added": row.added, "removed": row.removed,
             "changed": row.changed, "actions": row.actions, "flows": row.flows}
+
+
+def site_history(session: Session, host: str, *, limit: int = 50,
+                 before: int | None = None) -> dict[str, Any] | None:
+    """GET /sites/{host}/history: the site as users name it, its entries newest first and
+    the cursor of the next page (the last entry's id; None on the last page). None if the
+    store does not know the site."""
+    site = find_site(session, host)
+    if site is None:
+        return None
+    items, after = list_history(session, site.id, limit=limit, before=before)
+    return {"host": site.host, "removed_at": iso(site.removed_at), "version": site.version,
+            "items": items, "next_cursor": None if after is None else str(after)}

@@ -13,8 +13,8 @@ from actiondex import output
 from actiondex.commands.options import JsonOpt, load_settings
 from actiondex.runtime import UserError, open_index, open_store
 from registry.db import transaction
-from registry.history import MAX_LIMIT, list_history
-from registry.listing import find_site, host_key, iso
+from registry.history import MAX_LIMIT, site_history
+from registry.listing import host_key, iso
 from registry.removal import remove_site
 from registry.service import NotFound
 
@@ -83,13 +83,10 @@ def history(
     """
     settings = load_settings()
     engine = open_store(settings)
-    with transaction(engine) as session:
-        site = find_site(session, _host(host))
-        if site is None:
-            raise UserError(f"no site {host[:300]!r} in the registry")
-        items, before = list_history(session, site.id, limit=limit)
-        data = {"host": site.host, "removed_at": iso(site.removed_at), "items": items,
-                "more": before is not None}
+    with transaction(engine) as session:  # the JSON of GET /sites/{host}/history
+        data = site_history(session, _host(host), limit=limit)
+    if data is None:
+        raise UserError(f"no site {host[:300]!r} in the registry")
     if as_json:
         print(json.dumps(data, sort_keys=True))
     else:
@@ -115,5 +112,5 @@ def _table(data: dict[str, Any]) -> None:
     output.out.print(table)
     if not data["items"]:
         output.out.print("No changes recorded.")
-    elif data["more"]:
+    elif data["next_cursor"]:
         output.out.print("Older entries: --limit N, or GET /sites/{host}/history.")

@@ -1,5 +1,6 @@
 """GET /sites (the list, and the change feed mirrors follow), GET /sites/{host},
-GET /sites/{host}/manifest (the site as one agent-actions/0.1 manifest) and GET /stats."""
+GET /sites/{host}/manifest (the site as one agent-actions/0.1 manifest),
+GET /sites/{host}/history (each change of its action set) and GET /stats."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pydantic import AfterValidator
 from api.deps import SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
-from api.resources import ExportManifest, SiteDetail, SitePage, Stats
+from api.resources import ExportManifest, SiteDetail, SiteHistoryPage, SitePage, Stats
+from registry.history import MAX_LIMIT as MAX_HISTORY
+from registry.history import site_history
 from registry.listing import MAX_CURSOR, MAX_LIMIT, BadCursor, cursor_after, list_sites
 from registry.lookup import site_detail, site_manifest, stats
 
@@ -107,6 +110,29 @@ def get_site_manifest(host: Host, session: SessionDep, request: Request) -> Resp
     agent-actions/0.1 manifest (the format `POST /validate` reads, and accepts with no
     error)."""
     found = site_manifest(session, host)
+    if found is None:
+        return error_response(404, "not-found", f"no site {host[:300]!r} in the registry", "host")
+    return json_resource(request, found)
+
+
+@router.get("/sites/{host}/history", response_model=SiteHistoryPage,
+            operation_id="get_site_history", responses={**READ_ERRORS, **OK})
+def get_site_history(
+    host: Host,
+    session: SessionDep,
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY, description="Entries per page")] = 50,
+    cursor: Annotated[str | None, Query(
+        pattern=r"^[1-9][0-9]{0,8}$",
+        description="`next_cursor` of an earlier answer: the entries older than its page")
+    ] = None,
+) -> Response:
+    """Each change of the site's action set, newest first: the version it produced, the
+    actions (and flows, as flow:NAME) added, removed and changed, and why (a crawl, an
+    ingest, a tombstone, robots.txt, an operator's removal). A removed site keeps its
+    history."""
+    found = site_history(session, host, limit=limit,
+                         before=None if cursor is None else int(cursor))
     if found is None:
         return error_response(404, "not-found", f"no site {host[:300]!r} in the registry", "host")
     return json_resource(request, found)

@@ -46,7 +46,7 @@ def test_remove_is_recorded_and_an_ingest_brings_the_site_back(tmp_path: Path) -
     assert ingested["reason"] == "ingest"
     _ingest(tmp_path)  # an explicit ingest brings it back
     back = _json(tmp_path, "history", SHOP, "--limit", "1")
-    assert back["removed_at"] is None and back["more"] is True
+    assert back["removed_at"] is None and back["next_cursor"] is not None
     assert [(e["reason"], e["version"], e["added"]) for e in back["items"]] == [
         ("ingest", 3, ingested["added"])]
     assert _found(tmp_path) == {SHOP}
