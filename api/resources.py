@@ -143,6 +143,9 @@ class SiteDetail(Strict):
     changed_at: str | None
     last_error: str | None
     last_error_at: str | None
+    removed_at: str | None = Field(
+        description="Set while an operator has removed the site (its history keeps what it "
+                    "had: GET /sites/{host}/history)")
     actions: list[ActionBrief]
     flows: list[FlowBrief]
     documents: list[DocumentInfo]

@@ -119,7 +119,7 @@ def site_detail(session: Session, host: str) -> dict[str, Any] | None:
         "host": site.host, "origin": site.origin, "name": site.name,
         "description": site.description, "version": site.version,
         "changed_at": iso(site.changed_at), "last_error": site.last_error,
-        "last_error_at": iso(site.last_error_at),
+        "last_error_at": iso(site.last_error_at), "removed_at": iso(site.removed_at),
         "actions": [row._asdict() | {"effect": known_effect(row.effect)} for row in actions],
         "flows": [row._asdict() | {"effect": known_effect(row.effect)} for row in flows],
         "documents": [_document(doc) | {

@@ -54,6 +54,9 @@ def test_history_newest_first_with_paging(live_store: Live) -> None:
         remove_site(session, HOST)
     removed = live_store.client.get(f"/sites/{HOST}/history", params={"limit": 1}).json()
     assert removed["removed_at"] is not None and removed["version"] == 4
+    site = live_store.client.get(f"/sites/{HOST}").json()
+    assert site["removed_at"] == removed["removed_at"] and site["actions"] == []
+    assert live_store.client.get("/sites/full-shop.example").json()["removed_at"] is None
     (entry,) = removed["items"]
     assert (entry["reason"], entry["removed"], entry["actions"]) == (
         "removed", ["order", "search"], 0)
