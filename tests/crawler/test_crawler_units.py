@@ -11,7 +11,7 @@ import pytest
 from crawler.links import header_links, html_links, pick_pages
 from crawler.memory import TTL, Memory
 from crawler.retry import retry_after
-from crawler.robots import ROBOTS_MAX_BYTES, parse_robots
+from crawler.robots import ROBOTS_MAX_BYTES, Robots, disallow_all, parse_robots
 from crawler.sitemaps import MAX_URLS, SitemapError, parse_sitemap
 from crawler.sitestate import SiteState
 from registry.schemas import SiteCrawl
@@ -27,6 +27,24 @@ def test_robots_collects_discovery_lines_and_crawl_delay() -> None:
     assert robots.crawl_delay == 4
     assert not robots.allows("https://a.test/private/x", "actiondex")
     assert robots.allows("https://a.test/", "actiondex")
+
+
+def test_stored_documents_robots_now_disallows_are_noted_once() -> None:
+    origin = "https://a.test"
+    stored = [f"{origin}/private/page", f"{origin}/open", "https://specs.test/private/api",
+              f"{origin}/private/again"]
+
+    def noted(robots: Robots) -> list[str]:
+        site = SiteState(SiteCrawl(host="a.test", origin=origin), pages_left=5, robots=robots)
+        site.note(f"{origin}/private/again", "robots-disallowed", "met while crawling")
+        site.note_withdrawn(stored, "actiondex")
+        return [f.url for f in site.crawl.failures if f.code == "robots-disallowed"]
+
+    rules = parse_robots(b"User-agent: *\nDisallow: /private\n", "actiondex")
+    # Another host's document is its own robots.txt's business; one noted already stays one.
+    assert noted(rules) == [f"{origin}/private/again", f"{origin}/private/page"]
+    assert noted(disallow_all()) == [f"{origin}/private/again"]  # unavailable: no withdrawal
+    assert noted(Robots()) == [f"{origin}/private/again"]  # 404: everything allowed
 
 
 def test_robots_past_512_kib_is_ignored() -> None:
