@@ -69,7 +69,8 @@ def _found(data_dir: Path, query: str) -> set[str]:
     return {result["site"] for result in json.loads(proc.stdout)["results"]}
 
 
-def test_disallow_withdraws_and_503_keeps(tmp_path: Path) -> None:
+def test_disallow_withdraws_503_keeps_and_a_crawl_brings_a_removed_site_back(
+        tmp_path: Path) -> None:
     web = LoopbackWeb({})
     _site(web, "closing.test", "ship_parcel",
           [Reply(body=ALLOW), Reply(body=b"User-agent: *\nDisallow: /\n")])
@@ -85,6 +86,21 @@ def test_disallow_withdraws_and_503_keeps(tmp_path: Path) -> None:
         asked_before = len(web.requests("closing.test"))
         second = crawl(tmp_path, web, *targets)
         asked = web.requests("closing.test")[asked_before:]
+        _check_second(tmp_path, second, asked)
+        # An operator removes flaky.test; an explicit crawl brings it back (robots.txt is
+        # readable again: the 503 repeats, for the crawler's retries too, until now).
+        web.sites["flaky.test"].paths["/robots.txt"] = Reply(body=ALLOW)
+        assert run(tmp_path, "sites", "remove", "flaky.test").returncode == 0
+        assert "flaky.test" not in action_names(tmp_path)
+        third = crawl(tmp_path, web, web.url("flaky.test"))
+    assert third["per_site"]["flaky.test"]["changed"], third["stderr"][-2000:]
+    assert action_names(tmp_path)["flaky.test"] == {"rent_bike", "deep_rent_bike"}
+    assert [e[:2] for e in _history(tmp_path)["flaky.test"]] == [
+        ("crawl", []), ("removed", ["deep_rent_bike", "rent_bike"]), ("crawl", [])]
+    assert _found(tmp_path, "rent bike") == {"flaky.test"}
+
+
+def _check_second(tmp_path: Path, second: dict[str, Any], asked: list[str]) -> None:
     assert asked == ["/robots.txt"]  # Disallow: / -- nothing else was asked for
     assert second["per_site"]["closing.test"]["changed"]
     names = action_names(tmp_path)
