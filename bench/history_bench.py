@@ -1,7 +1,7 @@
 """What keeping a site's history costs a promotion that changes it: promote_site of a site of
 N actions whose manifest changed one endpoint, with history (two snapshots and a diff, one
-entry) and without (the baseline: registry.history's snapshot and write made no-ops), in one
-run, each in its own committed transaction. Prints a table of medians.
+entry) and without (the baseline: registry.history's snapshot and write made no-ops), alternating
+round by round in one run, each in its own committed transaction. Prints a table of medians.
 
     .venv/bin/python -m bench.history_bench [--db-url URL] [--rounds 20]
 """
@@ -39,17 +39,30 @@ def _update(host: str, n: int, round_: int) -> SiteUpdate:
         RawDocument(url=url, body=body), manifest, content_hash(body))])
 
 
-def _median_ms(engine: Engine, host: str, n: int, rounds: int) -> float:
+def _promote_ms(engine: Engine, host: str, n: int, round_: int) -> float:
+    update = _update(host, n, round_)  # made outside the timing, as a crawl does
+    started = time.perf_counter()
     with transaction(engine) as session:
-        promote_site(session, _update(host, n, 0), max_actions=n)
-    took = []
-    for round_ in range(1, rounds + 1):
-        update = _update(host, n, round_)  # made outside the timing, as a crawl does
-        started = time.perf_counter()
-        with transaction(engine) as session:
-            assert promote_site(session, update, max_actions=n).changed
-        took.append((time.perf_counter() - started) * 1000)
-    return statistics.median(took)
+        assert promote_site(session, update, max_actions=n).changed
+    return (time.perf_counter() - started) * 1000
+
+
+def _medians(engine: Engine, n: int, rounds: int) -> tuple[float, float]:
+    """(without, with) history: the two alternate round by round, so a busy machine weighs
+    on both alike."""
+    took: dict[bool, list[float]] = {False: [], True: []}
+    for round_ in range(rounds + 1):
+        for keep in (False, True):
+            saved = None if keep else _without_history()
+            try:
+                ms = _promote_ms(engine, f"{'hist' if keep else 'base'}{n}.example", n, round_)
+            finally:
+                if saved is not None:
+                    history.snapshot = saved["snapshot"]
+                    history.Changes.write = saved["write"]  # type: ignore[method-assign]
+            if round_:  # round 0 stores the site for the first time
+                took[keep].append(ms)
+    return statistics.median(took[False]), statistics.median(took[True])
 
 
 def _without_history() -> dict[str, Any]:
@@ -71,13 +84,7 @@ def main() -> None:
         print(f"{engine.dialect.name}: median ms per changed promotion, {args.rounds} rounds")
         print(f"{'actions':>8} {'without history':>16} {'with history':>13} {'extra':>7}")
         for n in SIZES:
-            saved = _without_history()
-            try:
-                base = _median_ms(engine, f"base{n}.example", n, args.rounds)
-            finally:
-                history.snapshot = saved["snapshot"]
-                history.Changes.write = saved["write"]  # type: ignore[method-assign]
-            with_history = _median_ms(engine, f"hist{n}.example", n, args.rounds)
+            base, with_history = _medians(engine, n, args.rounds)
             print(f"{n:>8} {base:>16.1f} {with_history:>13.1f} {with_history - base:>+7.1f}")
         engine.dispose()
 

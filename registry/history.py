@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from registry.listing import find_site, iso
@@ -32,10 +32,13 @@ REASONS = ("crawl", "ingest", "tombstone", "robots", "removed")
 FIELDS = ("title", "description", "type", "effect", "method", "endpoint", "input_schema",
           "output_schema", "scope", "auth", "cost", "same_origin")
 FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps")
+JSON_FIELDS = frozenset({"input_schema", "output_schema", "cost", "steps"})
 FLOW = "flow:"
 MAX_LIMIT = 500
 
-Snapshot = dict[str, dict[str, list[str]]]  # "name" | "flow:name" -> field -> sorted values
+# "name" | "flow:name" -> its rows, sorted, each a tuple of its FIELDS (FLOW_FIELDS) as text:
+# JSON columns as the database's JSON text, the others as their repr.
+Snapshot = dict[str, list[tuple[str, ...]]]
 
 
 @dataclass
@@ -49,32 +52,49 @@ class Diff:
 
 
 def snapshot(session: Session, site_id: int) -> Snapshot:
-    """The site's action set as stored now (flushed rows), in the form ``diff`` compares."""
+    """The site's action set as stored now (flushed rows), in the form ``diff`` compares.
+    JSON columns are read as the database's text, not decoded: most of a site's actions are
+    the same before and after, and ``diff`` looks into a name's fields only when its rows
+    differ, and decodes only the JSON texts that do."""
     session.flush()
-    found: dict[str, dict[str, set[str]]] = {}
-    columns = [getattr(ActionRow, name) for name in FIELDS]
-    for row in session.execute(select(ActionRow.name, *columns)
-                               .where(ActionRow.site_id == site_id)):
-        _add(found, row[0], dict(zip(FIELDS, row[1:], strict=True)))
-    columns = [getattr(FlowRow, name) for name in FLOW_FIELDS]
-    for row in session.execute(select(FlowRow.name, *columns).where(FlowRow.site_id == site_id)):
-        _add(found, FLOW + row[0], dict(zip(FLOW_FIELDS, row[1:], strict=True)))
-    return {key: {f: sorted(values) for f, values in fields.items()}
-            for key, fields in found.items()}
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for model, names, prefix in ((ActionRow, FIELDS, ""), (FlowRow, FLOW_FIELDS, FLOW)):
+        columns = [cast(getattr(model, n), Text) if n in JSON_FIELDS else getattr(model, n)
+                   for n in names]
+        texts = [(n in JSON_FIELDS, i + 1) for i, n in enumerate(names)]
+        for row in session.execute(select(model.name, *columns)
+                                   .where(model.site_id == site_id)):
+            found.setdefault(prefix + row[0], []).append(tuple(
+                ("null" if row[i] is None else row[i]) if is_json else repr(row[i])
+                for is_json, i in texts))
+    return {key: sorted(rows) for key, rows in found.items()}
 
 
-def _add(found: dict[str, dict[str, set[str]]], key: str, values: dict[str, Any]) -> None:
-    fields = found.setdefault(key, {})
-    for name, value in values.items():
-        # JSON text with sorted keys: JSONB reorders keys, and a set needs hashable values.
-        fields.setdefault(name, set()).add(json.dumps(value, sort_keys=True))
+def _fields_changed(key: str, old: list[tuple[str, ...]], new: list[tuple[str, ...]]
+                    ) -> list[str]:
+    names = FLOW_FIELDS if key.startswith(FLOW) else FIELDS
+    return [name for i, name in enumerate(names)
+            if not _same(name, sorted({r[i] for r in old}), sorted({r[i] for r in new}))]
+
+
+def _same(field: str, old: list[str], new: list[str]) -> bool:
+    if old == new:
+        return True
+    if field not in JSON_FIELDS or len(old) != len(new):
+        return False
+    # The same JSON in other text (keys in another order, other spacing) is no change.
+    return _canonical(old) == _canonical(new)
+
+
+def _canonical(texts: list[str]) -> list[str]:
+    return sorted(json.dumps(json.loads(text), sort_keys=True) for text in texts)
 
 
 def diff(before: Snapshot, after: Snapshot) -> Diff:
     changed = {}
     for key in sorted(before.keys() & after.keys()):
-        fields = [f for f in after[key] if before[key].get(f) != after[key][f]]
-        if fields:
+        if before[key] != after[key] and (fields := _fields_changed(key, before[key],
+                                                                    after[key])):
             changed[key] = fields
     return Diff(added=sorted(after.keys() - before.keys()),
                 removed=sorted(before.keys() - after.keys()), changed=changed)
@@ -111,11 +131,12 @@ class Changes:
     def write(self, now: datetime, run_id: int | None = None) -> list[SiteHistory]:
         entries = []
         for reason, change, after in self.diffs:
-            flows = sum(key.startswith(FLOW) for key in after)
+            flows = sum(len(rows) for key, rows in after.items() if key.startswith(FLOW))
+            actions = sum(len(rows) for rows in after.values()) - flows  # rows, not names
             entries.append(SiteHistory(
                 site_id=self.site.id, version=self.site.version, at=now, reason=reason,
                 run_id=run_id, added=change.added, removed=change.removed,
-                changed=change.changed, actions=len(after) - flows, flows=flows))
+                changed=change.changed, actions=actions, flows=flows))
         self.session.add_all(entries)
         self.diffs = []
         return entries

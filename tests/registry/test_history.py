@@ -132,7 +132,8 @@ def test_ingest_is_its_reason_and_same_name_in_two_documents_compares_both(
         session: Session) -> None:
     promote_site(session, two_documents(manifest("search"), manifest("search")),
                  reason="ingest")
-    assert entries(session)[0].added == ["search"] and entries(session)[0].reason == "ingest"
+    first = entries(session)[0]
+    assert (first.added, first.reason, first.actions) == (["search"], "ingest", 2)  # 2 rows
     other = Action(name="search", title="Search help", effect="read", method="GET",
                    endpoint=f"https://{HOST}/help?q={{q}}")
     page = manifest().model_copy(update={"actions": [other]})
@@ -152,3 +153,19 @@ def test_history_pages_newest_first(session: Session) -> None:
     third, end = list_history(session, site_id, limit=2, before=before)
     assert [e["version"] for e in second + third] == [3, 2, 1] and end is None
     assert first[0]["added"] == ["a4"] and first[0]["at"].endswith("+00:00")
+
+
+def test_the_same_schema_with_its_keys_reordered_is_no_change(session: Session) -> None:
+    def with_schema(schema: dict[str, object]) -> Manifest:
+        m = manifest("search")
+        return m.model_copy(update={"actions": [m.actions[0].model_copy(
+            update={"input_schema": schema})]})
+
+    promote_site(session, update(with_schema({"type": "object", "properties": {
+        "q": {"type": "string", "minLength": 1}}})))
+    assert promote_site(session, update(with_schema({"properties": {
+        "q": {"minLength": 1, "type": "string"}}, "type": "object"})), now=utcnow()).changed
+    assert len(entries(session)) == 1  # another text of the same JSON: nothing to record
+    promote_site(session, update(with_schema({"type": "object", "properties": {
+        "q": {"type": "string", "minLength": 2}}})))
+    assert entries(session)[-1].changed == {"search": ["input_schema"]}
