@@ -99,3 +99,53 @@ def test_a_crawl_schedules_each_site_by_its_outcome(web: DemoWeb, tmp_path: Path
     assert wait == pytest.approx(7200 * (1 - jitter("good.test")), abs=0.01)
     assert dead["failures"] == 1 and dead["interval"] == 7200
     assert (dead["next"] - dead["last"]) <= timedelta(seconds=600)  # backs off from MIN
+
+
+def crawled(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    data = json.loads(proc.stdout)
+    return sorted(row["host"] for row in data.get("per_site", []))
+
+
+def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(web: DemoWeb, tmp_path: Path,
+                                                                empty_db_url: str) -> None:
+    assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
+    first = actiondex(tmp_path, empty_db_url, *crawl_args(web, *(
+        f"http://{host}:{web.port}/" for host in ("good.test", "other.test"))))
+    assert crawled(first) == ["good.test", "other.test"], first.stderr
+    set_next(empty_db_url, "good.test", utcnow() - timedelta(minutes=5))
+    asked = len(web.requests())
+
+    due = actiondex(tmp_path, empty_db_url, *crawl_args(web, "--due"))
+
+    assert due.returncode == 0, due.stdout + due.stderr
+    assert crawled(due) == ["good.test"] and json.loads(due.stdout)["due"] == 1
+    hosts = {host for host, _path in web.requests()[asked:]}
+    assert hosts == {"good.test"}  # the fresh site was not asked anything
+    rows = schedule(empty_db_url)
+    assert rows["good.test"]["next"] > utcnow() + timedelta(minutes=30)  # rescheduled
+    assert rows["good.test"]["interval"] == 7200 * 1.5  # unchanged: later
+
+    # With TARGETs: only those of them that are due (good.test is not due any more).
+    set_next(empty_db_url, "other.test", utcnow() - timedelta(minutes=1))
+    named = actiondex(tmp_path, empty_db_url, *crawl_args(
+        web, "--due", f"http://good.test:{web.port}/", "other.test"))
+    assert crawled(named) == ["other.test"], named.stdout + named.stderr
+
+
+def test_crawl_due_with_nothing_due_exits_0_with_one_line(tmp_path: Path,
+                                                          empty_db_url: str) -> None:
+    assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
+    plain = actiondex(tmp_path, empty_db_url, "crawl", "--due", timeout=60)
+    assert plain.returncode == 0 and plain.stdout == ""
+    assert plain.stderr.strip().splitlines() == ["nothing is due for a crawl"]
+    as_json = actiondex(tmp_path, empty_db_url, "crawl", "--due", "--json", "x.example",
+                        timeout=60)
+    assert as_json.returncode == 0, as_json.stderr
+    data = json.loads(as_json.stdout)
+    assert (data["sites"], data["due"], data["per_site"]) == (0, 0, [])
+
+
+def test_crawl_limit_without_due_is_bad_input(tmp_path: Path) -> None:
+    proc = actiondex(tmp_path, "", "crawl", "--json", "--limit", "3", "x.example", timeout=60)
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout)["error"]["message"].startswith("--limit goes with --due")
