@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     recrawl_initial: int = Field(86400, ge=60)
     recrawl_max: int = Field(7 * 86400, ge=60)
     recrawl_backoff_max: int = Field(7 * 86400, ge=60)
+    # A running crawl touches its run's heartbeat every CRAWL_HEARTBEAT seconds; a run silent
+    # for CRAWL_STALE_AFTER seconds is marked aborted by the next sweep (each crawl's start).
+    crawl_heartbeat: float = Field(30.0, gt=0)
+    crawl_stale_after: float = Field(300.0, gt=0)
 
     @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
                      mode="before")

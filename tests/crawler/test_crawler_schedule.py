@@ -4,41 +4,30 @@ and PostgreSQL: each promotion schedules the site in its own transaction."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
 from registry.models import Site
 from registry.schedule import jitter
 from registry.store import utcnow
+from tests.helpers.crawls import actiondex, crawl_args, small_web, store_engine
 
-CRAWL_TIMEOUT = 120
 pytestmark = pytest.mark.timeout(300)
-# Small bounds, so the test can tell them from the defaults.
-RECRAWL = {"ACTIONDEX_RECRAWL_MIN": "600", "ACTIONDEX_RECRAWL_INITIAL": "7200",
-           "ACTIONDEX_RECRAWL_MAX": "86400", "ACTIONDEX_RECRAWL_BACKOFF_MAX": "3600"}
-ACTIONS = ('{"schema": "agent-actions/0.1", "actions": [{"name": "search", "method": "GET", '
-           '"path": "/s{?q}", "effect": "read", "title": "Search"}]}')
 
 
 @pytest.fixture
 def web(tmp_path: Path) -> Iterator[DemoWeb]:
     """Two small sites on loopback that publish one action each."""
-    root = tmp_path / "sites"
-    for host in ("good.test", "other.test"):
-        (root / host / ".well-known").mkdir(parents=True)
-        (root / host / ".well-known" / "agent-actions.json").write_text(ACTIONS)
-    with DemoWeb(root=root) as served:
+    with small_web(tmp_path / "sites", ("good.test", "other.test")) as served:
         yield served
 
 
@@ -48,25 +37,8 @@ def dead_port() -> int:
         return int(closed.getsockname()[1])
 
 
-def actiondex(data_dir: Path, db_url: str, *args: str, timeout: float = CRAWL_TIMEOUT
-              ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **RECRAWL, "ACTIONDEX_DATA_DIR": str(data_dir),
-           "ACTIONDEX_DATABASE_URL": db_url}
-    return subprocess.run([sys.executable, "-m", "actiondex", *args], env=env, text=True,
-                          capture_output=True, timeout=timeout)
-
-
-def crawl_args(web: DemoWeb, *extra: str) -> list[str]:
-    flags = [arg for entry in web.resolve_args() for arg in ("--resolve", entry)]
-    return ["crawl", "--json", "--delay", "0", *flags, *extra]
-
-
-def sql_url(db_url: str) -> str:
-    return db_url.replace("postgresql://", "postgresql+psycopg://")
-
-
 def schedule(db_url: str) -> dict[str, dict[str, Any]]:
-    engine = create_engine(sql_url(db_url))
+    engine = store_engine(db_url)
     with Session(engine) as session:
         rows = {s.host: {"next": s.next_crawl_at, "interval": s.crawl_interval,
                          "failures": s.crawl_failures, "last": s.last_crawled_at}
@@ -76,7 +48,7 @@ def schedule(db_url: str) -> dict[str, dict[str, Any]]:
 
 
 def set_next(db_url: str, host: str, when: datetime) -> None:
-    engine = create_engine(sql_url(db_url))
+    engine = store_engine(db_url)
     with Session(engine) as session, session.begin():
         session.execute(update(Site).where(Site.host == host).values(next_crawl_at=when))
     engine.dispose()
