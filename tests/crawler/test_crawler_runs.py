@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,11 @@ def test_a_crawl_killed_with_sigkill_is_swept_to_aborted_by_the_next_crawl(
     with small_web(tmp_path / "sites", ("slow.test", "quick.test"),
                    delays={"slow.test": SLOW}) as web:
         proc = start_slow_crawl(tmp_path, empty_db_url, web, "fetching")
+        deadline = time.monotonic() + 20
+        while (beat := runs(empty_db_url)[0]).heartbeat_at - beat.started_at < timedelta(
+                seconds=1):  # the timer beats while the spider waits on slow.test
+            assert time.monotonic() < deadline, "the heartbeat never moved"
+            time.sleep(0.2)
         proc.kill()
         proc.communicate(timeout=30)
         [killed] = runs(empty_db_url)

@@ -14,7 +14,8 @@ from actiondex.demo.web import DemoWeb
 
 CRAWL_TIMEOUT = 120
 RECRAWL = {"ACTIONDEX_RECRAWL_MIN": "600", "ACTIONDEX_RECRAWL_INITIAL": "7200",
-           "ACTIONDEX_RECRAWL_MAX": "86400", "ACTIONDEX_RECRAWL_BACKOFF_MAX": "3600"}
+           "ACTIONDEX_RECRAWL_MAX": "86400", "ACTIONDEX_RECRAWL_BACKOFF_MAX": "3600",
+           "ACTIONDEX_CRAWL_HEARTBEAT": "0.5"}  # a heartbeat a test sees move
 ACTIONS = ('{"schema": "agent-actions/0.1", "actions": [{"name": "search", "method": "GET", '
            '"path": "/s{?q}", "effect": "read", "title": "Search"}]}')
 
