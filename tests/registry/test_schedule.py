@@ -123,3 +123,15 @@ def test_a_crawled_site_leaves_the_due_list_until_its_time(session: Session) -> 
     assert "cycle.example" in due_hosts(session, later, 100)
     row = session.scalars(select(Site).where(Site.host == "cycle.example")).one()
     assert row.next_crawl_at is not None and row.next_crawl_at <= later
+
+
+@pytest.mark.skipif(not hasattr(Site, "removed_at"),
+                    reason="Site.removed_at comes with the history work (migration 0008)")
+def test_a_removed_site_is_never_due(session: Session) -> None:
+    for host in ("kept.example", "removed.example"):
+        _site(session, host).next_crawl_at = NOW - timedelta(hours=1)
+    removed = session.scalars(select(Site).where(Site.host == "removed.example")).one()
+    removed.removed_at = NOW - timedelta(minutes=1)  # type: ignore[attr-defined]
+    session.flush()
+    assert due_hosts(session, NOW, 10) == ["kept.example"]
+    assert not is_due(session, "removed.example", NOW)
