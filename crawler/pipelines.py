@@ -19,7 +19,9 @@ from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
 from registry.db import DB_AWAY, first_line, transaction
 from registry.normalising import normalise_site
-from registry.service import promote_site
+from registry.schedule import Bounds, Outcome, after_crawl
+from registry.service import PromoteResult, promote_site
+from registry.store import utcnow
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER = 1.0  # seconds before the one retry a lost connection gets
@@ -38,8 +40,9 @@ class SiteRow(BaseModel):
 
 class StorePipeline:
     def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool,
-                 run_id: int | None = None) -> None:
+                 bounds: Bounds | None = None, run_id: int | None = None) -> None:
         self.engine = engine
+        self.bounds = bounds or Bounds()
         self.run_id = run_id  # the crawl run it stores for: named in the sites' history
         self.max_actions = max_actions
         self.stats = stats
@@ -53,7 +56,7 @@ class StorePipeline:
                       run_id: int | None = None) -> StorePipeline:
         """A store on ``engine``; whoever made the engine disposes of it."""
         return cls(engine, settings.max_actions_per_site, stats,
-                   Spool(settings.data_dir / "spool"), run_id)
+                   Spool(settings.data_dir / "spool"), Bounds.from_settings(settings), run_id)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
@@ -99,8 +102,10 @@ class StorePipeline:
             if fetched_at is not None and changed_since(session, item.host, fetched_at):
                 logger.info("spool: %s changed since it was spooled; dropped", item.host)
                 return SiteRow(host=item.host, errors=["spool-outdated"])
-            result = promote_site(session, update, max_actions=self.max_actions,
+            now = utcnow()
+            result = promote_site(session, update, max_actions=self.max_actions, now=now,
                                   run_id=self.run_id)
+            after_crawl(session, result.host, outcome(result), self.bounds, now)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
                 save_crawl_state(session, item.host, item.crawl_state)
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
@@ -129,3 +134,11 @@ class StorePipeline:
             changed = self.stats.get_value("store/changed_sites") or []
             self.stats.set_value("store/changed_sites", [*changed, row.host])
 
+
+
+def outcome(result: PromoteResult) -> Outcome:
+    """What the schedule makes of a promotion: a crawl that met errors and stored nothing new
+    failed (the last good version stays); otherwise it changed the site or did not."""
+    if result.changed:
+        return "changed"
+    return "failed" if result.errors else "unchanged"

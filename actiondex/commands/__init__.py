@@ -12,11 +12,11 @@ from typing import Any
 
 import typer
 
-from actiondex.commands import crawl, find, ingest, mcp, serve, sites, store, validate
+from actiondex.commands import crawl, find, ingest, mcp, runs, serve, sites, store, validate
 
 # In the order `actiondex --help` lists them.
-COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, ingest.ingest, store.index,
-                                      find.find, validate.validate, sites.history,
+COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, runs.runs, ingest.ingest,
+                                      store.index, find.find, validate.validate, sites.history,
                                       serve.serve, mcp.mcp, serve.demo]
 # Commands with sub-commands (`actiondex sites remove HOST`): one typer app each.
 GROUPS: list[typer.Typer] = [sites.app]
