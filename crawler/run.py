@@ -22,6 +22,8 @@ from crawler.targets import check_targets, site_origin
 from registry.config import Settings
 from registry.crawl_state import crawl_states, finish_run, start_run, stored_validators
 from registry.db import DB_AWAY, first_line, transaction
+from registry.store import utcnow
+from registry.submissions import mark_crawling, requeue
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)
@@ -85,6 +87,7 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
     hosts = [site_origin(target)[0] for target in accepted]
     with transaction(engine) as session:
         run_id = start_run(session, kind="crawl", targets=list(targets))
+        mark_crawling(session, hosts, run_id, utcnow())  # their submissions: now crawling
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
     store = StorePipeline.from_settings(settings, engine)
     summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
@@ -113,6 +116,9 @@ def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> 
         with transaction(engine) as session:
             finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
                        status=status)
+            # Submissions this run took but did not settle (never reached, or spooled):
+            # back to the queue, so none stays `crawling` (registry.submissions.requeue).
+            requeue(session, run_id, utcnow())
     except DB_AWAY as exc:
         # What the crawl found is stored or spooled; only the run's record is missing.
         logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
