@@ -35,7 +35,7 @@ from registry.submissions import get_submission, submit
 from registry.submit_limits import Limited, Limits, client_hash
 
 TargetCheck = Callable[[str], str]  # submitted text -> the target URL; ValueError: refused
-MAX_BODY = 4096
+MAX_BODY = 32 * 1024  # a 2048-character url, every character \u-escaped, fits
 Token = Annotated[str, Path(min_length=16, max_length=32, pattern=r"^[A-Za-z0-9_-]+$",
                             description="The id POST /submissions gave")]
 POST_TEXT = {

@@ -194,7 +194,8 @@ def test_the_limit_per_registrable_domain_answers_429(store: Store) -> None:
 
 @pytest.mark.parametrize("body,status", [
     (b"not json", 422), (b'{"url": 3}', 422), (b'{"url": "a.example", "x": 1}', 422),
-    (b'["a.example"]', 422), (b'{"url": "' + b"a" * 5000 + b'"}', 413),
+    (b'["a.example"]', 422), (b'{"url": "' + b"a" * 3000 + b'"}', 422),
+    (b'{"url": "' + b"a" * 40000 + b'"}', 413),
 ])
 def test_bad_bodies_are_structured_errors(store: Store, body: bytes, status: int) -> None:
     with store.client() as client:
