@@ -19,6 +19,7 @@ from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
 from registry.db import DB_AWAY, first_line, transaction
 from registry.normalising import SiteUpdate, normalise_site
+from registry.schedule import Bounds, Outcome, after_crawl
 from registry.service import PromoteResult, promote_site
 from registry.store import utcnow
 from registry.submissions import ROBOTS, settle
@@ -39,8 +40,10 @@ class SiteRow(BaseModel):
 
 
 class StorePipeline:
-    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool) -> None:
+    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool,
+                 bounds: Bounds | None = None) -> None:
         self.engine = engine
+        self.bounds = bounds or Bounds()
         self.max_actions = max_actions
         self.stats = stats
         self.spool = spool
@@ -53,7 +56,7 @@ class StorePipeline:
                       ) -> StorePipeline:
         """A store on ``engine``; whoever made the engine disposes of it."""
         return cls(engine, settings.max_actions_per_site, stats,
-                   Spool(settings.data_dir / "spool"))
+                   Spool(settings.data_dir / "spool"), Bounds.from_settings(settings))
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
@@ -98,11 +101,13 @@ class StorePipeline:
             if fetched_at is not None and changed_since(session, item.host, fetched_at):
                 logger.info("spool: %s changed since it was spooled; dropped", item.host)
                 return SiteRow(host=item.host, errors=["spool-outdated"])
-            result = promote_site(session, update, max_actions=self.max_actions)
+            now = utcnow()
+            result = promote_site(session, update, max_actions=self.max_actions, now=now)
+            after_crawl(session, result.host, outcome(result), self.bounds, now)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
                 save_crawl_state(session, item.host, item.crawl_state)
             # Any crawl of the host settles its submission, in the promotion's transaction.
-            settle(session, result.host, site_codes(result, update), utcnow())
+            settle(session, result.host, site_codes(result, update), now)
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
                        flows=result.flows, changed=result.changed, errors=list(result.errors))
 
@@ -135,3 +140,11 @@ def site_codes(result: PromoteResult, update: SiteUpdate) -> list[str]:
     leaves them out of its errors: they are the owner's word, not a failure)."""
     robots = any(failure.code == ROBOTS for failure in update.failures)
     return [*result.errors, *([ROBOTS] if robots else [])]
+
+
+def outcome(result: PromoteResult) -> Outcome:
+    """What the schedule makes of a promotion: a crawl that met errors and stored nothing new
+    failed (the last good version stays); otherwise it changed the site or did not."""
+    if result.changed:
+        return "changed"
+    return "failed" if result.errors else "unchanged"

@@ -68,15 +68,16 @@ def get_submission(session: Session, ident: str) -> Submission | None:
 
 def pending_hosts(session: Session, limit: int) -> list[str]:
     """Hosts with a queued submission, oldest first: what a crawl should take first."""
-    return [host for host, _ in _pending(session, limit)]
+    return [host for host, _ in pending(session, limit)]
 
 
 def pending_targets(session: Session, limit: int) -> list[str]:
     """The submitted URLs of ``pending_hosts`` (they keep a port the host does not)."""
-    return [target for _, target in _pending(session, limit)]
+    return [target for _, target in pending(session, limit)]
 
 
-def _pending(session: Session, limit: int) -> list[tuple[str, str]]:
+def pending(session: Session, limit: int) -> list[tuple[str, str]]:
+    """(host, submitted URL) of the queued submissions, oldest first."""
     query = (select(Submission.host, Submission.url).where(Submission.status == "queued")
              .order_by(Submission.created_at, Submission.id).limit(limit))
     return [(host, url) for host, url in session.execute(query)]

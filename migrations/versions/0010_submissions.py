@@ -6,7 +6,7 @@ rate limits per client and per registrable domain live in the database, so they 
 API replicas and crawl workers. A partial unique index keeps one open submission per host.
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009 (merged with h-sched; 0007 on its own)
 Create Date: 2026-12-01
 """
 
@@ -18,7 +18,7 @@ JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 OPEN = sa.text("status IN ('queued', 'crawling')")
 
 revision = '0010'
-down_revision = '0007'
+down_revision = '0009'
 branch_labels = None
 depends_on = None
 
