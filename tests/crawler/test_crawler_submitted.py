@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
 from actiondex.due import crawl_selection
-from registry.models import Submission
+from registry.models import CrawlRun, Submission
 from registry.store import utcnow
-from registry.submissions import submit
+from registry.submissions import mark_crawling, submit
 from tests.helpers.crawls import actiondex, crawl_args, small_web, store_engine
 from tests.helpers.stores import add_site
 
@@ -65,3 +65,33 @@ def test_the_selection_puts_submissions_before_due_sites(session: Session) -> No
     assert crawl_selection(session, 1) == ["http://new.example:8080/"]
     assert crawl_selection(session, 10, ["due.example", "fresh.example"]) == [
         "https://due.example/"]
+
+
+def test_a_dead_run_gives_its_submissions_back_to_the_queue(web: DemoWeb, tmp_path: Path,
+                                                            empty_db_url: str) -> None:
+    """A crawl killed mid-run leaves its submissions `crawling`; the next crawl's sweep marks
+    the run aborted and puts them back in the queue, where `crawl --due` finds them."""
+    assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
+    engine = store_engine(empty_db_url)
+    long_ago = utcnow() - timedelta(hours=2)
+    with Session(engine) as session, session.begin():
+        dead = CrawlRun(kind="crawl", status="running", started_at=long_ago, targets=[],
+                        stats={}, heartbeat_at=long_ago, owner="elsewhere:1")
+        session.add(dead)
+        session.flush()
+        dead_id = dead.id
+        submit(session, f"http://new.test:{web.port}/", long_ago)
+        mark_crawling(session, ["new.test"], dead_id, long_ago)
+    other = actiondex(tmp_path, empty_db_url,
+                      *crawl_args(web, f"http://known.test:{web.port}/"))
+    assert other.returncode == 0, other.stderr
+    with Session(engine) as session:
+        row = session.scalars(select(Submission)).one()
+        assert (row.status, row.started_at) == ("queued", None)
+        assert session.get(CrawlRun, dead_id).status == "aborted"  # type: ignore[union-attr]
+    due = actiondex(tmp_path, empty_db_url, *crawl_args(web, "--due"))
+    assert [r["host"] for r in json.loads(due.stdout)["per_site"]] == ["new.test"], due.stderr
+    with Session(engine) as session:
+        row = session.scalars(select(Submission)).one()
+        assert (row.status, row.attempts) == ("done", 2)
+    engine.dispose()
