@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,25 @@ def test_cors_does_not_cover_submissions(store: Store) -> None:
         assert "access-control-allow-origin" not in client.post(
             "/submissions", json={"url": "cors.example"}, headers=headers).headers
         assert "access-control-allow-origin" in client.get("/healthz", headers=headers).headers
+
+
+def test_a_flood_for_one_domain_from_ten_addresses_is_capped(store: Store) -> None:
+    """RELIABILITY.md 33, scaled down: 1,000 submissions for one registrable domain from 10
+    client addresses create no more rows than the per-domain cap (the per-client one, 200, is
+    not what binds here), and every refusal is a 429 with Retry-After."""
+    settings = store.settings(submit_per_domain=5, submit_per_client=200,
+                              submit_client_key="flood")
+    app = create_app(settings, engine=store.engine, target_check=target_check(settings))
+    before = store.count()
+    statuses: dict[int, int] = {}
+    with ExitStack() as stack:
+        clients = [stack.enter_context(TestClient(app, raise_server_exceptions=False,
+                                                  client=(f"198.51.100.{n}", 4000)))
+                   for n in range(10)]
+        for i in range(1000):
+            response = clients[i % 10].post("/submissions",
+                                            json={"url": f"h{i}.flood.example.org"})
+            statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+            if response.status_code == 429:
+                assert int(response.headers["retry-after"]) >= 1
+    assert store.count() - before == 5 and statuses == {202: 5, 429: 995}
