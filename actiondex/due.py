@@ -19,24 +19,29 @@ from registry.db import transaction
 from registry.models import Site
 from registry.schedule import due_hosts, is_due
 from registry.store import utcnow
+from registry.submissions import pending
 
 DEFAULT_LIMIT = 1000  # sites one `crawl --due` takes at most; the rest wait for the next
+SUBMISSIONS_READ = 10_000  # queued submissions looked at per run (the queue is capped at 1000)
 
 
 def crawl_selection(session: Session, limit: int, only: list[str] | None = None) -> list[str]:
-    """The targets (stored origins) one `crawl --due` run crawls, in order: the sites due now,
-    most overdue first; with ``only`` (hosts), just those of them that are due.
-
-    Pending submissions go first, here, once they exist (registry.submissions.pending_hosts).
-    """
+    """The targets one `crawl --due` run crawls, in order: pending submissions first, oldest
+    first (their submitted URLs: a new host has no stored origin yet), then the sites due now
+    (stored origins), most overdue first; with ``only`` (hosts), just those of them."""
     now = utcnow()
+    wanted = None if only is None else set(only)
+    submitted = [(host, url) for host, url in pending(session, SUBMISSIONS_READ)
+                 if wanted is None or host in wanted][:limit]
+    first = {host for host, _ in submitted}
     if only is None:
-        hosts = due_hosts(session, now, limit)
+        hosts = due_hosts(session, now, limit + len(first))
     else:
-        hosts = [host for host in dict.fromkeys(only) if is_due(session, host, now)][:limit]
+        hosts = [host for host in dict.fromkeys(only) if is_due(session, host, now)]
+    hosts = [host for host in hosts if host not in first][:limit - len(submitted)]
     query = select(Site.host, Site.origin).where(Site.host.in_(hosts))
-    origins = dict(session.execute(query).tuples().all())
-    return [origins[host] for host in hosts if host in origins]
+    origins = {host: origin for host, origin in session.execute(query)}
+    return [url for _, url in submitted] + [origins[host] for host in hosts if host in origins]
 
 
 def target_hosts(targets: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 
 from actiondex import output
 from actiondex.runtime import UserError, open_index
+from actiondex.submitting import target_check
 from api.app import SEARCH_THREADS, create_app
 from api.mcp.http import PATH as MCP_PATH
 from api.mcp.http import for_listener
@@ -103,7 +104,8 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
         output.info(f"  {line}")
     sys.setswitchinterval(GIL_SWITCH_S)
     with following(index, engine):
-        uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine),
+        uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine,
+                               target_check=target_check(settings)),
                     host=host, port=port, log_level="warning", access_log=False)
 
 

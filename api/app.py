@@ -18,7 +18,7 @@ from api.mcp import http as mcp_http
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
-from api.routes import actions, ard, find, health, runs, sites, validate
+from api.routes import actions, ard, find, health, runs, sites, submissions, validate
 from api.web import install_web
 from registry.config import Settings, get_settings
 from registry.crawl_state import latest_finished_run
@@ -38,14 +38,18 @@ DESCRIPTION = (
     "do; `GET /actions/{id}`, `/flows/{id}`, `/sites` (a change feed), `/sites/{host}` (and "
     "its `/manifest`), `/stats` and `/runs` (crawl runs) read the registry, with ETags; "
     "`POST /actions/{id}/prepare` plans a call without making it; `POST /validate` shows a "
-    "site owner what agents will see. Every error is "
+    "site owner what agents will see; `POST /submissions` asks for a crawl of a site. Every "
+    "error is "
     '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
 def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
-               engine: Engine | None = None) -> FastAPI:
+               engine: Engine | None = None,
+               target_check: submissions.TargetCheck | None = None) -> FastAPI:
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
-    and without ``engine`` it makes one from settings (and disposes of it at the end)."""
+    and without ``engine`` it makes one from settings (and disposes of it at the end).
+    ``target_check``: the crawler's address guard for POST /submissions (the API does not
+    import the crawler); without it submissions answer 503 ``submissions-off``."""
     settings = settings or get_settings()
     mcp = mcp_http.Endpoint(lambda: app.state, settings)
 
@@ -72,6 +76,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.state.settings = settings
     app.state.index = index
     app.state.engine = engine
+    app.state.target_check = target_check
     install_error_handlers(app)
     install_docs(app)
     install_observers(app, settings)
@@ -81,6 +86,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(runs.router)
     app.include_router(health.router)
     app.include_router(validate.router)
+    app.include_router(submissions.router)
     app.include_router(ard.router)
     app.include_router(ard.well_known)
     install_web(app)

@@ -18,10 +18,11 @@ from crawler.spool import Spool
 from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
 from registry.db import DB_AWAY, first_line, transaction
-from registry.normalising import normalise_site
+from registry.normalising import SiteUpdate, normalise_site
 from registry.schedule import Bounds, Outcome, after_crawl
 from registry.service import PromoteResult, promote_site
 from registry.store import utcnow
+from registry.submissions import ROBOTS, settle
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER = 1.0  # seconds before the one retry a lost connection gets
@@ -108,6 +109,8 @@ class StorePipeline:
             after_crawl(session, result.host, outcome(result), self.bounds, now)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
                 save_crawl_state(session, item.host, item.crawl_state)
+            # Any crawl of the host settles its submission, in the promotion's transaction.
+            settle(session, result.host, site_codes(result, update), now)
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
                        flows=result.flows, changed=result.changed, errors=list(result.errors))
 
@@ -134,6 +137,12 @@ class StorePipeline:
             changed = self.stats.get_value("store/changed_sites") or []
             self.stats.set_value("store/changed_sites", [*changed, row.host])
 
+
+def site_codes(result: PromoteResult, update: SiteUpdate) -> list[str]:
+    """The site's diagnostic codes of this crawl, robots.txt refusals included (the store
+    leaves them out of its errors: they are the owner's word, not a failure)."""
+    robots = any(failure.code == ROBOTS for failure in update.failures)
+    return [*result.errors, *([ROBOTS] if robots else [])]
 
 
 def outcome(result: PromoteResult) -> Outcome:

@@ -33,6 +33,7 @@ from registry.crawl_state import (
 )
 from registry.db import DB_AWAY, first_line, transaction
 from registry.store import utcnow
+from registry.submissions import mark_crawling, requeue
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)
@@ -98,7 +99,10 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
     hosts = [site_origin(target)[0] for target in accepted]
     with transaction(engine) as session:
         swept = sweep_abandoned_runs(session, utcnow(), settings.crawl_stale_after)
+        for abandoned in swept:  # what a dead run had taken goes back to the queue
+            requeue(session, abandoned, utcnow())
         run_id = start_run(session, kind="crawl", targets=list(targets))
+        mark_crawling(session, hosts, run_id, utcnow())  # their submissions: now crawling
     if swept:
         logger.warning("crawl runs %s were abandoned (no heartbeat, or their process is "
                        "gone): marked aborted", ", ".join(map(str, swept)))
@@ -143,6 +147,9 @@ def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> 
         with transaction(engine) as session:
             finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
                        status=status)
+            # Submissions this run took but did not settle (never reached, or spooled):
+            # back to the queue, so none stays `crawling` (registry.submissions.requeue).
+            requeue(session, run_id, utcnow())
     except DB_AWAY as exc:
         # What the crawl found is stored or spooled; only the run's record is missing.
         logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,

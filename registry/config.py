@@ -42,6 +42,17 @@ class Settings(BaseSettings):
     # on; empty origins: http and https on each allowed host.
     mcp_allowed_hosts: Annotated[list[str], NoDecode] = []
     mcp_allowed_origins: Annotated[list[str], NoDecode] = []
+    # POST /submissions (registry.submissions): submissions created per client address and
+    # per registrable domain within a sliding window of submit_window seconds (0 turns a
+    # limit off), counted in the database so they hold across API replicas; at most
+    # submit_max_queued waiting at once. Client addresses are stored as an HMAC under
+    # submit_client_key: give every replica the same secret (empty: an unkeyed hash, which
+    # an IPv4 address can be recovered from by trying them all).
+    submit_per_client: int = Field(20, ge=0)
+    submit_per_domain: int = Field(5, ge=0)
+    submit_window: float = Field(3600.0, gt=0)
+    submit_max_queued: int = Field(1000, ge=1)
+    submit_client_key: str = ""
     # The adaptive recrawl schedule (registry/schedule.py), in seconds: a changed site comes
     # back sooner (never below MIN), an unchanged one later (never above MAX), a new site after
     # INITIAL; a failing one backs off exponentially up to BACKOFF_MAX.

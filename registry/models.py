@@ -15,6 +15,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -173,6 +174,37 @@ class SiteHistory(Base):
     changed: Mapped[dict[str, Any]]  # name -> the fields that changed
     actions: Mapped[int]  # how many the site had after it
     flows: Mapped[int]
+
+
+class Submission(Base):
+    """A request to crawl a host (POST /submissions, `actiondex submit`): queued, then
+    crawling, then done (with the actions found) or failed (with the reason). Migration 0010."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        # At most one open submission per host: duplicates collapse onto it, across replicas.
+        Index("uq_submissions_open_host", "host", unique=True,
+              sqlite_where=text("status IN ('queued', 'crawling')"),
+              postgresql_where=text("status IN ('queued', 'crawling')")),
+        Index("ix_submissions_status_created", "status", "created_at"),
+        Index("ix_submissions_client_created", "client", "created_at"),
+        Index("ix_submissions_domain_created", "domain", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # an unguessable token
+    url: Mapped[str] = mapped_column(String(2048))  # the target as the crawler takes it
+    host: Mapped[str] = mapped_column(String(255))
+    domain: Mapped[str] = mapped_column(String(255))  # registrable domain (Public Suffix List)
+    client: Mapped[str | None] = mapped_column(String(64))  # HMAC of the address; None: the CLI
+    status: Mapped[str] = mapped_column(String(10))  # queued | crawling | done | failed
+    reason: Mapped[str | None] = mapped_column(Text)
+    errors: Mapped[list[Any]] = mapped_column(default=list)  # the crawl's diagnostic codes
+    actions: Mapped[list[Any]] = mapped_column(default=list)  # [{id, name, title}] when done
+    attempts: Mapped[int] = mapped_column(default=0)  # crawls that began on it
+    run_id: Mapped[int | None]  # the crawl run that took it last
+    created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
 
 
 # GET /sites' order (registry.listing): when the action set last changed, else when the site

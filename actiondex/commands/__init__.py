@@ -12,11 +12,22 @@ from typing import Any
 
 import typer
 
-from actiondex.commands import crawl, find, ingest, mcp, runs, serve, sites, store, validate
+from actiondex.commands import (
+    crawl,
+    find,
+    ingest,
+    mcp,
+    runs,
+    serve,
+    sites,
+    store,
+    submit,
+    validate,
+)
 
 # In the order `actiondex --help` lists them.
-COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, runs.runs, ingest.ingest,
-                                      store.index, find.find, validate.validate, sites.history,
-                                      serve.serve, mcp.mcp, serve.demo]
+COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, submit.submit, runs.runs,
+                                      ingest.ingest, store.index, find.find, validate.validate,
+                                      sites.history, serve.serve, mcp.mcp, serve.demo]
 # Commands with sub-commands (`actiondex sites remove HOST`): one typer app each.
 GROUPS: list[typer.Typer] = [sites.app]

@@ -14,7 +14,9 @@ Sent, but not counted as "schema-valid request rejected" (a 422 the schema canno
   schema is the same for every action, but each action's input schema (data, not the API's
   contract) decides whether an ``input`` is valid for it;
 - GET /sites answering ``invalid-parameter`` for ``cursor``: a cursor is an opaque token the
-  registry hands out; the schema states its alphabet and length, not which tokens it made.
+  registry hands out; the schema states its alphabet and length, not which tokens it made;
+- POST /submissions answering ``refused``: whether the crawler's address guard accepts a URL
+  (a public host, a web port) is policy, not a shape a schema can state.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ def _data_dependent(case: Any, response: Any) -> bool:
     error = _error(response)
     if case.operation.path == "/actions/{id}/prepare":
         return error.get("code") in ("invalid-input", "not-callable")
+    if case.operation.path == "/submissions":
+        return error.get("code") == "refused"
     return case.operation.path == "/sites" and error.get("field") == "cursor"
 
 

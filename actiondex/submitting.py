@@ -1,0 +1,78 @@
+"""`actiondex submit` and the address check `actiondex serve` gives POST /submissions: a
+submitted URL passes the crawler's own guard (crawler.targets.check_targets, the policy of
+the settings) before a submission is stored. The operator's CLI is not rate limited."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from sqlalchemy import Engine
+
+from actiondex import output
+from actiondex.runtime import UserError, open_store
+from api.routes.submissions import TargetCheck
+from api.submission_resources import submission_out
+from crawler.guard import AddressPolicy, policy_from
+from crawler.targets import check_targets
+from registry.config import Settings
+from registry.db import transaction
+from registry.store import utcnow
+from registry.submissions import submit
+
+
+class Refused(UserError):
+    code = "refused"
+
+
+def make_policy(settings: Settings, resolve: list[str],
+                allow_private: bool | None) -> AddressPolicy:
+    """As actiondex.crawling's, without loading the crawler (Scrapy) into `serve`."""
+    try:
+        return policy_from(settings, resolve, allow_private)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def policy_check(policy: AddressPolicy) -> TargetCheck:
+    """The target URL a submitted domain or URL means; ValueError, one line, when the
+    address guard refuses it or it names no http(s) site."""
+
+    def check(text: str) -> str:
+        accepted, refusals = check_targets([text], policy)
+        if refusals:
+            raise ValueError(refusals[0])
+        return accepted[0]
+
+    return check
+
+
+def target_check(settings: Settings) -> TargetCheck:
+    """The check of ACTIONDEX_RESOLVE / ACTIONDEX_ALLOW_PRIVATE (what `serve` hands the API)."""
+    return policy_check(make_policy(settings, [], None))
+
+
+def run(url: str, resolve: list[str], allow_private: bool | None,
+        settings: Callable[[], Settings], as_json: bool) -> None:
+    config = settings()
+    try:
+        target = policy_check(make_policy(config, resolve, allow_private))(url)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    engine = open_store(config)
+    try:
+        data, created = _submit(engine, target)
+    finally:
+        engine.dispose()
+    if as_json:
+        print(json.dumps({**data, "created": created}, sort_keys=True))
+        return
+    said = "queued" if created else f"already {data['status']}"
+    output.out.print(f"{said}: {data['url']} (submission {data['id']}); it is crawled by the "
+                     "next `actiondex crawl --due`", soft_wrap=True, markup=False)
+
+
+def _submit(engine: Engine, target: str) -> tuple[dict[str, object], bool]:
+    with transaction(engine) as session:
+        row, created = submit(session, target, utcnow())
+        return submission_out(row), created

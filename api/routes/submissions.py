@@ -1,0 +1,119 @@
+"""POST /submissions (ask for a crawl of a site) and GET /submissions/{id} (how it went).
+
+The URL passes the crawler's address guard before anything is stored: the composition root
+(actiondex serve) hands create_app that check, as ``target_check``; the API never imports
+the crawler. New submissions are limited per client address (stored as a keyed hash) and per
+registrable domain, counted in the database (registry.submit_limits), so the limits hold
+across replicas. Left out of CORS (api.cors): a page elsewhere cannot submit through its
+visitors' browsers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import Engine
+from starlette.concurrency import run_in_threadpool
+
+from api.bodies import bounded_body
+from api.deps import EngineDep, SessionDep
+from api.errors import STORE_TEXT, error_response, error_responses
+from api.submission_resources import (
+    MAX_URL,
+    SubmissionOut,
+    SubmissionRequest,
+    submission_out,
+)
+from registry.config import Settings
+from registry.db import transaction
+from registry.store import utcnow
+from registry.submissions import get_submission, submit
+from registry.submit_limits import Limited, Limits, client_hash
+
+TargetCheck = Callable[[str], str]  # submitted text -> the target URL; ValueError: refused
+MAX_BODY = 32 * 1024  # a 2048-character url, every character \u-escaped, fits
+Token = Annotated[str, Path(min_length=16, max_length=32, pattern=r"^[A-Za-z0-9_-]+$",
+                            description="The id POST /submissions gave")]
+POST_TEXT = {
+    422: "The body is no {\"url\"} (`invalid-parameter`) or the crawler's address guard "
+         "refuses the URL (`refused`: malformed, not http(s), a non-public address, a "
+         "non-web port)",
+    429: "Too many submissions from this client or for this registrable domain "
+         "(`rate-limited`), or the queue is full (`queue-full`); see Retry-After",
+    503: "The store cannot be reached (`store-unavailable`), or this server cannot check "
+         "addresses (`submissions-off`); see Retry-After",
+}
+OK = {200: {"model": SubmissionOut, "description": "The host already had a queued or "
+            "crawling submission: that one, unchanged (duplicates collapse)"},
+      202: {"model": SubmissionOut, "description": "Queued: a new submission; follow "
+            "`link` (also the Location header)"}}
+
+router = APIRouter(tags=["submissions"])
+
+
+@router.post("/submissions", status_code=202, response_model=SubmissionOut,
+             operation_id="submit_site",
+             responses={**OK, **error_responses(413, 422, 429, 500, 503, text=POST_TEXT)},
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+                 "schema": SubmissionRequest.model_json_schema()}}}})
+async def create_submission(request: Request, engine: EngineDep) -> JSONResponse:
+    """Ask for a crawl of a site (a site owner, or an agent that saw a manifest). Answers
+    202 with a new submission, or 200 with the host's open one; follow its ``link``."""
+    body = await bounded_body(request, MAX_BODY)
+    if body is None:
+        return error_response(413, "too-large", f"the body is larger than {MAX_BODY} bytes")
+    url = _url(body)
+    if url is None:
+        return error_response(422, "invalid-parameter",
+                              'the body must be {"url": "<a domain or an http(s) URL>"}', "url")
+    check: TargetCheck | None = request.app.state.target_check
+    if check is None:
+        return error_response(503, "submissions-off", "this server was started without the "
+                              "crawler's address guard", headers={"Retry-After": "3600"})
+    try:
+        target = check(url)
+    except ValueError as exc:
+        return error_response(422, "refused", str(exc), "url")
+    settings: Settings = request.app.state.settings
+    address = (request.client.host if request.client else None) or "unknown"
+    client = client_hash(address, settings.submit_client_key)
+    try:
+        row, created = await run_in_threadpool(_submit, engine, target, client,
+                                               Limits.from_settings(settings))
+    except Limited as exc:
+        return error_response(429, exc.code, str(exc),
+                              headers={"Retry-After": str(exc.retry_after)})
+    return JSONResponse(row, status_code=202 if created else 200,
+                        headers={"Location": row["link"]})
+
+
+@router.get("/submissions/{id}", response_model=SubmissionOut, operation_id="get_submission",
+            responses=error_responses(404, 422, 429, 500, 503, text=STORE_TEXT))
+def read_submission(id: Token, session: SessionDep) -> Any:
+    """A submission: queued, crawling, done (with the actions found, each linked to
+    /actions/{id}) or failed (with the reason)."""
+    row = get_submission(session, id)
+    if row is None:
+        return error_response(404, "not-found", f"no submission {id!r}", "id")
+    return JSONResponse(submission_out(row))
+
+
+def _submit(engine: Engine, target: str, client: str, limits: Limits
+            ) -> tuple[dict[str, Any], bool]:
+    with transaction(engine) as session:
+        row, created = submit(session, target, utcnow(), client=client, limits=limits)
+        return submission_out(row), created
+
+
+def _url(body: bytes) -> str | None:
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or set(data) != {"url"} or not isinstance(data["url"], str):
+        return None
+    return data["url"] if 0 < len(data["url"]) <= MAX_URL else None

@@ -1,0 +1,64 @@
+"""Request and response models of POST /submissions and GET /submissions/{id}: they exist
+for the OpenAPI document and describe the dict api.routes.submissions answers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from registry.models import Submission
+
+MAX_URL = 2048
+Status = Literal["queued", "crawling", "done", "failed"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SubmissionRequest(Strict):
+    """A site to crawl: a domain or an http(s) URL on it."""
+
+    url: str = Field(min_length=1, max_length=MAX_URL,
+                     description="A domain (meaning https) or an http(s) URL, e.g. "
+                                 "https://shop.example/; it must pass the crawler's address "
+                                 "guard (public addresses only, web ports)")
+
+
+class FoundAction(Strict):
+    id: str
+    name: str
+    title: str
+    url: str = Field(description="The action's resource: /actions/{id}")
+
+
+class SubmissionOut(Strict):
+    """One submission. ``status``: queued (waiting for a crawl), crawling, done (the crawl
+    found ``actions``) or failed (``reason`` says why: robots.txt, the site's errors, or
+    nothing found)."""
+
+    id: str = Field(description="An unguessable token: whoever holds it can follow it")
+    url: str = Field(description="The target as the crawler takes it")
+    host: str
+    status: Status
+    reason: str | None
+    errors: list[str] = Field(description="The crawl's diagnostic codes for the site")
+    actions: list[FoundAction]
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    link: str = Field(description="This submission: /submissions/{id}")
+
+
+def submission_out(row: Submission) -> dict[str, Any]:
+    """The answer for ``row``, as JSON types."""
+    def when(value: datetime | None) -> str | None:
+        return None if value is None else value.isoformat() + "Z"  # the store keeps naive UTC
+
+    return {"id": row.id, "url": row.url, "host": row.host, "status": row.status,
+            "reason": row.reason, "errors": list(row.errors or []),
+            "actions": [{**a, "url": f"/actions/{a['id']}"} for a in row.actions or []],
+            "created_at": when(row.created_at), "started_at": when(row.started_at),
+            "finished_at": when(row.finished_at), "link": f"/submissions/{row.id}"}
