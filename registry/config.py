@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     # by commas or spaces: HOST, HOST:PORT or HOST:* (any port); "*" alone turns the guard off
     # (behind a proxy that checks them). Empty hosts: loopback and the address `serve` listens
     # on; empty origins: http and https on each allowed host.
+    # How often `serve` and `mcp` ask the store for changes (one indexed query, registry.
+    # index.changes), and how often they read every site instead, to drop deleted site rows.
+    index_poll_seconds: Annotated[float, Field(gt=0)] = 1.0
+    index_reconcile_seconds: Annotated[float, Field(gt=0)] = 600.0
     mcp_allowed_hosts: Annotated[list[str], NoDecode] = []
     mcp_allowed_origins: Annotated[list[str], NoDecode] = []
 
