@@ -50,6 +50,7 @@ def add_site(
         session.add(FlowRow(id=stable_id(host, "agent-actions", f"flow:{spec['name']}"),
                             site_id=row.id, document_id=doc.id, **values))
     mark_changed(session, row, utcnow())  # version 1, numbered as a promotion numbers it
+    row.changed_at = site.get("changed_at")  # as given (listing tests order by it)
     session.flush()
     return row
 
