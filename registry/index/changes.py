@@ -1,43 +1,43 @@
-"""What a sync reads from the store, and the generation's state.json kept in memory.
+"""What a sync reads from the store, and what the generation remembers of it.
 
-A generation's state.json holds ``sites`` (host -> the version it indexed) and ``watermark``
-(the highest store-clock number it has read, registry.clock). A sync reads only the sites
-whose ``change_seq`` is above the watermark: one range scan of ``ix_sites_change_seq``,
-however many sites the store holds. Since numbers are given in commit order, the highest one
-read is a safe next watermark: every smaller number was committed before it and was read.
+A generation's state.json holds ``watermark``: the highest store-clock number (registry.clock)
+it has indexed. A sync reads only the sites whose ``change_seq`` is above it: one range scan
+of ``ix_sites_change_seq``, however many sites the store holds, and state.json stays a few
+bytes, so a sync's own writes do not grow with the store either. Since numbers are given in
+commit order, the highest one read is a safe next watermark: every smaller number was
+committed before it and was read then or earlier.
 
-Every site is read instead (a full reconcile) when the state has no watermark (a generation
-written before it existed, or a new one), when asked to, and when the store's clock is behind
-the watermark (the index was built from another or a restored store). Only a full read sees
-deleted site rows; nothing deletes sites in normal operation, so the API's follower reconciles
-only every ``Settings.index_reconcile_seconds``.
+Every site is read instead (a full read) when the state has no watermark (a new generation,
+or one written before the watermark, whose ``sites`` map of host -> version is then used
+once, the old way), when the store's clock is behind the watermark (the index was built from
+another or a restored store: everything is indexed again), and when asked to (a reconcile).
+Only a full read notices deleted site rows: it compares the store's hosts with the index's
+own (its ``site`` terms). Nothing deletes sites in normal operation, so the API's follower
+reconciles only every ``Settings.index_reconcile_seconds``.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+import tantivy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from registry.clock import last_change
-from registry.index.files import STATE, read_state, write_state
-from registry.index.parts import INDEX_VERSION
 from registry.models import Site
 
 
 @dataclass(frozen=True)
 class Changes:
-    versions: dict[str, int]  # host -> version, of every site read
+    sites: dict[str, tuple[int, int | None]]  # host -> (version, change_seq) of each site read
     watermark: int  # the highest change number read (the old watermark if none)
     full: bool  # every site was read: an indexed host missing here is gone
 
 
 def since(session: Session, state: dict[str, Any]) -> int | None:
-    """The watermark to read from, or None for a full read."""
+    """The watermark to read from, or None for a full read that indexes every site again."""
     mark = state.get("watermark")
     if not isinstance(mark, int) or isinstance(mark, bool):
         return None
@@ -47,44 +47,31 @@ def since(session: Session, state: dict[str, Any]) -> int | None:
 def read_changes(session: Session, after: int | None) -> Changes:
     """The sites changed after ``after`` (None: every site), in one statement (one snapshot).
 
-    Read before the rows: the rows indexed are then at least this new, so recording these
-    versions can only cause a redo, never a missed update."""
+    Read before the rows: the rows indexed are then at least this new, so recording this
+    watermark can only cause a redo, never a missed update."""
     query = select(Site.host, Site.version, Site.change_seq)
     if after is not None:
         query = query.where(Site.change_seq > after)
-    versions, mark = {}, after or 0
+    sites, mark = {}, after or 0
     for host, version, seq in session.execute(query):
-        versions[host] = version
+        sites[host] = (version, seq)
         if seq is not None and seq > mark:
             mark = seq
-    return Changes(versions, mark, after is None)
+    return Changes(sites, mark, after is None)
 
 
-class States:
-    """state.json as last read or written, reused while the file is unchanged: a poll that
-    finds nothing new costs one stat, not parsing a host map of every site."""
-
-    def __init__(self) -> None:
-        self._key: tuple[Any, ...] | None = None
-        self._state: dict[str, Any] = {}
-
-    def read(self, folder: Path) -> dict[str, Any]:
-        key = _key(folder)
-        if key is None or key != self._key:
-            self._state, self._key = read_state(folder), key
-        return self._state
-
-    def write(self, folder: Path, sites: dict[str, int], watermark: int) -> None:
-        state = {"schema": INDEX_VERSION, "sites": sites, "watermark": watermark}
-        self._key = None  # if the write fails half way, read the file again
-        write_state(folder, state)
-        self._state, self._key = state, _key(folder)
+def stale_hosts(changes: Changes, mark: int | None, state: dict[str, Any]) -> list[str]:
+    """The sites read that the generation does not hold as they are now."""
+    if mark is not None:  # everything up to the watermark is indexed
+        return sorted(h for h, (_, seq) in changes.sites.items() if seq is not None and seq > mark)
+    legacy: dict[str, int] = state.get("sites") or {}  # a state from before the watermark
+    return sorted(h for h, (version, _) in changes.sites.items() if legacy.get(h) != version)
 
 
-def _key(folder: Path) -> tuple[Any, ...] | None:
-    # os.replace gives every write a new inode: another process's write is always noticed.
-    try:
-        st = os.stat(folder / STATE)
-    except OSError:
-        return None
-    return (str(folder), st.st_ino, st.st_mtime_ns, st.st_size)
+def gone_hosts(index: tantivy.Index, changes: Changes) -> list[str]:
+    """Hosts the index holds documents of that a full read did not find in the store."""
+    if not changes.full:
+        return []
+    # Counted over live documents: a deleted site's terms linger until segments merge.
+    terms = index.searcher().terms_with_prefix("site", "", filter_query=tantivy.Query.all_query())
+    return sorted({host for host, count in terms if count} - set(changes.sites))

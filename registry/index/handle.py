@@ -21,7 +21,7 @@ from pathlib import Path
 import tantivy
 from sqlalchemy.orm import Session
 
-from registry.index.changes import States, read_changes, since
+from registry.index.changes import gone_hosts, read_changes, since, stale_hosts
 from registry.index.documents import SCHEMA
 from registry.index.files import (
     current_target,
@@ -61,7 +61,6 @@ class ActionIndex:
         # Wall time of the last sync that succeeded: the index held every site's version as of
         # then (None: not synced by this handle yet). /metrics and /readyz report its age.
         self.synced_at: float | None = None
-        self._states = States()
         self._refresh()
         if self._index is None:
             raise FileNotFoundError(f"no index generation at {root}; use ActionIndex.open")
@@ -75,7 +74,7 @@ class ActionIndex:
         if target is None or not _usable(root / target):
             folder = new_generation(root)
             tantivy.Index(SCHEMA, path=str(folder))
-            write_state(folder, {"schema": INDEX_VERSION, "sites": {}})
+            write_state(folder, {"schema": INDEX_VERSION})
             swap_current(root, folder)
         return cls(root)
 
@@ -95,32 +94,30 @@ class ActionIndex:
         return self.searcher().search(query, 1, count=True).count or 0
 
     def sync(self, session: Session, *, full: bool = False) -> SyncStats:
-        """Reindex the sites changed since the generation's watermark whose version differs
-        from its state.json; ``full``: read every site, and drop the ones deleted."""
+        """Reindex the sites changed since the generation's watermark (registry.index.
+        changes); ``full``: read every site, and drop the ones deleted from the store."""
         started, began = time.perf_counter(), time.time()
         with self._write_lock:
             self._refresh()
             index, folder = self._index, self.root / (self._target or "")
             assert index is not None
-            state = self._states.read(folder)
-            indexed: dict[str, int] = state.get("sites", {})
-            changes = read_changes(session, None if full else since(session, state))
-            stale = sorted(h for h, v in changes.versions.items() if indexed.get(h) != v)
-            gone = sorted(set(indexed) - set(changes.versions)) if changes.full else []
+            state = read_state(folder)
+            mark = since(session, state)
+            changes = read_changes(session, None if full else mark)
+            stale, gone = stale_hosts(changes, mark, state), gone_hosts(index, changes)
             docs = 0
             if stale or gone:
                 # New sites are deleted too: a crash after a commit but before the state write
-                # leaves them in the index yet absent from state.json.
+                # leaves them in the index while the watermark is below them.
                 docs = write(index, stale + gone, site_documents(session, stale))
                 index.reload()
-            if stale or gone or changes.watermark != state.get("watermark"):
-                kept = {h: v for h, v in indexed.items() if h not in gone} if gone else indexed
-                sites = kept | {h: changes.versions[h] for h in stale}
-                _save_state(self._states, folder, sites, changes.watermark)
+            watermark = max(changes.watermark, mark or 0)  # a full read may miss deleted rows
+            if watermark != mark or "sites" in state:
+                _save_state(folder, watermark)
             self.synced_at = began
         took = (time.perf_counter() - started) * 1000
         return SyncStats(self.generation, len(stale), len(gone), docs, took,
-                         len(changes.versions), changes.full)
+                         len(changes.sites), changes.full)
 
     @classmethod
     def rebuild(cls, path: Path | str, session: Session) -> SyncStats:
@@ -137,17 +134,17 @@ class ActionIndex:
             index = register(tantivy.Index(SCHEMA, path=str(folder)))
             changes = read_changes(session, None)
             with collector_paused():
-                docs = write(index, [], site_documents(session, sorted(changes.versions)),
+                docs = write(index, [], site_documents(session, sorted(changes.sites)),
                               REBUILD_HEAP, REBUILD_THREADS)
-            _save_state(States(), folder, changes.versions, changes.watermark)
+            _save_state(folder, changes.watermark)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
         swap_current(root, folder)
         remove_older(root, folder)
         took = (time.perf_counter() - started) * 1000
-        return SyncStats(generation_number(folder.name) or 0, len(changes.versions), 0, docs,
-                         took, len(changes.versions), True)
+        return SyncStats(generation_number(folder.name) or 0, len(changes.sites), 0, docs,
+                         took, len(changes.sites), True)
 
     def _refresh(self) -> None:
         """Reopen if ``current`` moved. On any trouble, keep serving what is open."""
@@ -171,5 +168,5 @@ def _usable(folder: Path) -> bool:
     )
 
 
-def _save_state(states: States, folder: Path, sites: dict[str, int], watermark: int) -> None:
-    states.write(folder, sites, watermark)
+def _save_state(folder: Path, watermark: int) -> None:
+    write_state(folder, {"schema": INDEX_VERSION, "watermark": watermark})

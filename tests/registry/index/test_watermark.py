@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import delete, event
 from sqlalchemy.orm import Session
 
 import registry.index.handle as index_module
@@ -73,10 +73,12 @@ def test_an_index_without_a_watermark_syncs_once_the_old_way(
 ) -> None:
     folder = (index.root / "current").resolve()
     state = read_state(folder)
-    write_state(folder, {"schema": state["schema"], "sites": state["sites"]})  # before 0011
+    # A state from before migration 0011: each site's version, no watermark.
+    old = {f"s{n}.example": 1 for n in range(SITES)} | {"s2.example": 0}
+    write_state(folder, {"schema": state["schema"], "sites": old})
     stats = index.sync(session)
-    assert (stats.full, stats.sites_read, stats.sites_indexed) == (True, SITES, 0)
-    assert read_state(folder)["watermark"] == state["watermark"]
+    assert (stats.full, stats.sites_read, stats.sites_indexed) == (True, SITES, 1)
+    assert read_state(folder) == state  # the watermark, and no host map any more
     assert index.sync(session).sites_read == 0
 
 
@@ -120,3 +122,16 @@ def test_a_failed_sync_keeps_the_last_good_index_and_its_watermark(
     monkeypatch.undo()
     assert index.sync(session).sites_indexed == 1
     assert names(index, "tandem") == ["order_item_5"]
+
+
+def test_a_reconcile_drops_deleted_sites_by_the_index_own_hosts(
+    session: Session, index: ActionIndex
+) -> None:
+    add_site(session, "late.example", [{"name": "order_late", "title": "Order a zither"}])
+    assert index.sync(session).sites_indexed == 1  # indexed incrementally, then deleted:
+    session.execute(delete(Site).where(Site.host.in_(["late.example", "s9.example"])))
+    assert index.sync(session).sites_removed == 0  # a watermark read sees no deleted rows
+    stats = index.sync(session, full=True)
+    assert (stats.sites_removed, stats.sites_indexed) == (2, 0)
+    assert names(index, "zither") == [] and index.count() == SITES - 1
+    assert index.sync(session, full=True).sites_removed == 0  # their lingering terms count 0
