@@ -36,5 +36,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table('store_clock')
     op.drop_index('ix_sites_change_seq', table_name='sites')
-    with op.batch_alter_table('sites') as batch:
-        batch.drop_column('change_seq')
+    # Not batch mode: on SQLite it would copy sites and drop the old table, and dropping it
+    # deletes every document and action through their ON DELETE CASCADE. SQLite >= 3.35 drops
+    # a column in place.
+    op.drop_column('sites', 'change_seq')
