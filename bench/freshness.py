@@ -32,6 +32,7 @@ from pathlib import Path
 
 from bench.find_bench import cache_file, stored
 from bench.http_load import Load, start_server, wrk, wrk_command, wrk_load
+from bench.replicate import replicated
 from bench.synthetic import manifests, queries
 from registry.config import Settings
 from registry.db import make_engine, migrate, reading, transaction
@@ -116,11 +117,20 @@ def poll_cost_ms(settings: Settings) -> tuple[float, float]:
     return statistics.median(times[False]), statistics.median(times[True])
 
 
-def run(n: int, n_changes: int, cache: Path, seconds: int, modes: list[str]) -> list[str]:
+def store_file(cache: Path, n: int, replicate_from: int | None) -> Path:
+    """The cached store of ``n`` actions, ingested or (above ``replicate_from``) copied."""
+    if replicate_from and n > replicate_from:
+        return replicated(cache, n, replicate_from)
     stored(Settings(data_dir=cache), n, cache)  # builds the cached store if it is missing
+    return cache_file(cache, n)
+
+
+def run(n: int, n_changes: int, cache: Path, seconds: int, modes: list[str],
+        replicate_from: int | None = None) -> list[str]:
+    source = store_file(cache, n, replicate_from)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         copy = Path(tmp) / "store.db"
-        shutil.copyfile(cache_file(cache, n), copy)  # the changes must not reach the cache
+        shutil.copyfile(source, copy)  # the changes must not reach the cache
         settings = Settings(data_dir=Path(tmp), database_url=f"sqlite:///{copy}")
         engine = make_engine(settings)
         migrate(engine)
@@ -137,11 +147,11 @@ def line(n: int, row: Row, poll: tuple[float, float]) -> str:
     cost = poll[0] if row.mode == "watermark" else poll[1]
     return (f"{n:>9,} {row.mode:<15}{statistics.median(lags):>8.2f}{lags[-1]:>8.2f}"
             f"{cost:>10.1f}{row.idle.p50_ms:>9.2f}{row.idle.p99_ms:>9.2f}"
-            f"{row.loaded.p50_ms:>9.2f}{row.loaded.p99_ms:>9.2f}{row.loaded.rps:>8,.0f}")
+            f"{row.loaded.p50_ms:>9.2f}{row.loaded.p99_ms:>9.2f}{row.loaded.rps:>9,.0f}")
 
 
 HEADER = (f"{'actions':>9} {'following':<15}{'lag p50':>8}{'lag max':>8}{'poll ms':>10}"
-          f"{'idle p50':>9}{'idle p99':>9}{'load p50':>9}{'load p99':>9}{'load rps':>8}")
+          f"{'idle p50':>9}{'idle p99':>9}{'load p50':>9}{'load p99':>9}{'load rps':>9}")
 
 
 def main() -> None:
@@ -152,10 +162,14 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/work/bench/cache"), metavar="DIR",
                         help="where bench.find_bench's synthetic stores are kept and reused")
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES))
+    parser.add_argument("--replicate-from", type=int, metavar="N",
+                        help="make stores above N actions by copying the N store's rows "
+                        "(bench.replicate) instead of ingesting them")
     args = parser.parse_args()
     rows = []
     for n in args.actions:
-        for out in run(n, args.changes, args.cache, args.seconds, args.modes):
+        for out in run(n, args.changes, args.cache, args.seconds, args.modes,
+                       args.replicate_from):
             print(out, flush=True)
             rows.append(out)
     print(f"\nsynthetic corpus (20 actions a site); {args.changes} changes a row, one at a "
