@@ -39,7 +39,7 @@ def sites(engine: Engine, *hosts: str) -> list[int]:
 def changed(engine: Engine, after: int) -> dict[str, int]:
     """What a poller reading from ``after`` sees: host -> change number."""
     with reading(engine) as session:
-        seen = read_changes(session, after).versions
+        seen = read_changes(session, after).sites
         return {h: session.query(Site).filter_by(host=h).one().change_seq for h in seen}
 
 
@@ -64,17 +64,19 @@ def test_a_later_number_cannot_commit_before_an_earlier_one(pg: Engine) -> None:
 
     thread = threading.Thread(target=second)
     thread.start()
-    # The second waits at its numbering while the first holds the clock: it can neither take
-    # a later number nor commit one before the first's.
-    assert not numbered.wait(0.5)
-    assert changed(pg, start) == {}
-    first.commit()
-    first.close()
-    assert numbered.wait(WAIT_S)
-    seen = changed(pg, start)  # a poll between the first's commit and the second's
-    assert seen == {"a.example": start + 1} and seq["b"] == start + 2
-    release.set()
-    thread.join(WAIT_S)
+    try:
+        # The second waits at its numbering while the first holds the clock: it can neither
+        # take a later number nor commit one before the first's.
+        assert not numbered.wait(0.5)
+        assert changed(pg, start) == {}
+        first.commit()
+        assert numbered.wait(WAIT_S)
+        seen = changed(pg, start)  # a poll between the first's commit and the second's
+        assert seen == {"a.example": start + 1} and seq["b"] == start + 2
+    finally:
+        first.close()  # rolls back if the test failed before the commit
+        release.set()
+        thread.join(WAIT_S)
     assert changed(pg, max(seen.values())) == {"b.example": start + 2}  # not skipped
 
 
