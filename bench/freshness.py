@@ -6,9 +6,10 @@
 For each size, on bench.synthetic's store (bench.find_bench builds it, cached in ``--cache``;
 each run works on a copy): a full index build, then for each way of following the store a
 real ``actiondex serve``, its /find p50/p99 idle (wrk, 1 connection) and then under load (wrk,
-16 connections) while ``--changes`` changes are made one after another. A change promotes one
-of the first sites again with a new, uniquely named action; its lag is from the promotion's
-commit until GET /find (polled every 20 ms) answers with it. Ways of following:
+16 connections) while ``--changes`` changes are made one after another, each at a random point
+of the poll interval. A change promotes one of the first sites again with a new, uniquely
+named action; its lag is from the promotion's commit until GET /find (polled every 20 ms)
+answers with it. Ways of following:
 
 - ``watermark``: this code; a poll reads the sites above the index's watermark (1 s polls).
 - ``full scan 1 s``: every poll reads every site's (host, version), as before the watermark,
@@ -21,6 +22,7 @@ Also the cost of one poll that finds nothing, in-process, watermark vs full scan
 from __future__ import annotations
 
 import argparse
+import random
 import shutil
 import signal
 import statistics
@@ -89,15 +91,20 @@ def follow(settings: Settings, mode: str, n_changes: int, seconds: int) -> Row:
     server, port = start_server(settings.data_dir, settings.database_url, **env)
     base, qs = f"http://127.0.0.1:{port}", queries(200)
     sites = list(manifests(20 * n_changes))
+    rng, poll_s = random.Random(5), float(env.get("ACTIONDEX_INDEX_POLL_SECONDS", "1"))
     try:
         idle = wrk(port, qs, 1, seconds)
         with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
             load = subprocess.Popen(wrk_command(port, qs, LOAD_CONCURRENCY, 3600, script),
                                     stdout=subprocess.PIPE, text=True)
             time.sleep(1)  # wrk connected and asking
-            tag = mode.split()[0].strip(":")
-            lags = [lag(settings, changed(sites[i], f"zq{tag}x{i}"), f"zq{tag}x{i}", base)
-                    for i in range(n_changes)]
+            tag, lags = mode.split()[0].strip(":"), []
+            for i in range(n_changes):
+                # At a random point of the poll interval: a change made right after the last
+                # one was found would land just after a poll every time (the worst case).
+                time.sleep(rng.uniform(0, poll_s))
+                lags.append(lag(settings, changed(sites[i], f"zq{tag}x{i}"), f"zq{tag}x{i}",
+                                base))
             load.send_signal(signal.SIGINT)
             loaded = wrk_load(load.communicate(timeout=30)[0], LOAD_CONCURRENCY)
     finally:
@@ -173,7 +180,8 @@ def main() -> None:
             print(out, flush=True)
             rows.append(out)
     print(f"\nsynthetic corpus (20 actions a site); {args.changes} changes a row, one at a "
-          f"time, each a site promoted again with a new action; lag: commit -> GET /find "
+          f"time at a random point of the poll interval, each a site promoted again with a "
+          f"new action; lag: commit -> GET /find "
           f"answers it (s);\npoll ms: one poll finding nothing, in-process; /find latency "
           f"in ms, idle: wrk 1 connection, load: wrk {LOAD_CONCURRENCY} connections during "
           "the changes; actiondex serve on SQLite, loopback")
