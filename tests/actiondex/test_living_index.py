@@ -14,10 +14,11 @@ from pathlib import Path
 import psycopg
 import pytest
 import tantivy
-from sqlalchemy import Engine, make_url
+from sqlalchemy import Engine, make_url, text
 
 from registry.config import Settings
 from registry.db import make_engine, migrate
+from tests.helpers.cli import run
 from tests.helpers.db import BACKENDS, PG_URL
 from tests.helpers.freshness import finds, promote, wait_found
 from tests.helpers.live import serving
@@ -122,3 +123,17 @@ def test_while_the_store_is_away_the_index_keeps_answering(
     engine.dispose()
     log = next(data_dir.glob("serve-*.log")).read_text()
     assert "index sync failed" in log and "index sync works again" in log, log
+
+
+def test_actiondex_index_by_hand_drops_a_site_deleted_from_the_store(data_dir: Path) -> None:
+    engine = make_engine(Settings(data_dir=data_dir))
+    migrate(engine)
+    promote(engine, "kept.example", "abacus")
+    promote(engine, "deleted.example", "bassoon")
+    assert run(data_dir, "index").returncode == 0
+    with engine.begin() as conn:  # by hand: nothing in actiondex deletes a site row
+        conn.execute(text("DELETE FROM sites WHERE host = 'deleted.example'"))
+    engine.dispose()
+    proc = run(data_dir, "index")
+    assert proc.returncode == 0 and "0 sites (re)indexed, 1 removed" in proc.stderr, proc.stderr
+    assert "deleted.example" not in run(data_dir, "find", "bassoon").stdout
