@@ -27,12 +27,15 @@ def replicated(cache: Path, n: int, base: int) -> Path:
     stored(Settings(data_dir=cache), base, cache)
     partial = target.with_suffix(".partial")
     partial.write_bytes(cache_file(cache, base).read_bytes())
-    with sqlite3.connect(partial) as conn:  # foreign keys off: rows are copied as they are
+    conn = sqlite3.connect(partial)  # foreign keys off: rows are copied as they are
+    try:
         sites, docs = (conn.execute(f"SELECT max(id) FROM {t}").fetchone()[0]
                        for t in ("sites", "documents"))
         for k in range(1, n // base):
             _copy(conn, k, sites, docs)
             conn.commit()
+    finally:
+        conn.close()  # the last connection: SQLite folds its WAL into the file
     partial.rename(target)
     return target
 
