@@ -166,7 +166,7 @@ def main() -> None:
     parser.add_argument("--actions", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--changes", type=int, default=50)
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration, idle")
-    parser.add_argument("--cache", type=Path, default=Path("/work/bench/cache"), metavar="DIR",
+    parser.add_argument("--cache", type=Path, default=Path(".actiondex/bench-cache"), metavar="DIR",
                         help="where bench.find_bench's synthetic stores are kept and reused")
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES))
     parser.add_argument("--replicate-from", type=int, metavar="N",
