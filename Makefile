@@ -6,7 +6,7 @@ DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-test demo test lint postgres browser clean bench bench-relevance bench-speed
+.PHONY: help install install-test demo test lint postgres browser clean bench bench-relevance bench-speed bench-freshness
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -55,6 +55,12 @@ bench-relevance: install-test ## NDCG@10 / Recall@5 / MRR on ToolLens and MetaTo
 bench-speed: install-test ## Ingest, build, query and HTTP /find at BENCH_ACTIONS actions
 	@command -v wrk >/dev/null || { apt-get install -y wrk || sudo apt-get install -y wrk; }
 	$(BIN)/python -m bench.find_bench --actions $(BENCH_ACTIONS)
+
+BENCH_CACHE ?= .actiondex/bench-cache
+bench-freshness: install-test ## Store -> searchable lag on a live serve under /find load (100k, 1M)
+	@command -v wrk >/dev/null || { apt-get install -y wrk || sudo apt-get install -y wrk; }
+	$(BIN)/python -m bench.freshness --actions 100000 1000000 --replicate-from 100000 \
+		--cache $(BENCH_CACHE)
 
 clean: ## Remove the venv, caches and the local data dir
 	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache

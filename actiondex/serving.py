@@ -24,11 +24,10 @@ from api.mcp.http import PATH as MCP_PATH
 from api.mcp.http import for_listener
 from api.observe import ACCESS
 from registry.config import Settings
-from registry.db import transaction
+from registry.db import first_line, reading
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex, vectors
 
-SYNC_EVERY_S = 5.0
 # One process serves every request: /find searches in threads (api.app.SEARCH_THREADS) and
 # tantivy releases the GIL while it searches, so searches use every core; worker processes
 # would each count the index pages they touch in their resident memory (README, "HTTP API").
@@ -50,14 +49,28 @@ def check_port_free(host: str, port: int) -> None:
                             "pass --port") from exc
 
 
-def follow_store(index: ActionIndex, engine: Engine, stop: threading.Event) -> None:
-    """New crawl results become searchable within seconds, without a restart."""
-    while not stop.wait(SYNC_EVERY_S):
+def follow_store(index: ActionIndex, engine: Engine, stop: threading.Event,
+                 settings: Settings) -> None:
+    """New crawl results become searchable within about a poll, without a restart.
+
+    A poll is one indexed query (registry.index.changes), so it runs every second; every
+    ``index_reconcile_seconds`` it reads every site instead, to drop deleted site rows. It
+    reads in a read-only transaction: on SQLite it takes no write lock from the crawls."""
+    reconciled, failing = time.monotonic(), ""
+    while not stop.wait(settings.index_poll_seconds):
+        full = time.monotonic() - reconciled >= settings.index_reconcile_seconds
         try:
-            with transaction(engine) as session:
-                index.sync(session)
-        except Exception as exc:  # the old index keeps serving; say why, try again later
-            output.info(f"index sync failed, retrying: {exc}")
+            with reading(engine) as session:
+                index.sync(session, full=full)
+        except Exception as exc:  # the last good index keeps serving; try again next poll
+            line = first_line(exc)
+            if line != failing:  # one line when it starts failing, not one a second
+                output.info(f"index sync failed, serving the last good index: {line}")
+            failing = line
+            continue
+        if failing:
+            output.info("index sync works again")
+        reconciled, failing = (time.monotonic() if full else reconciled), ""
 
 
 def log_access(enabled: bool) -> None:
@@ -74,9 +87,10 @@ def log_access(enabled: bool) -> None:
 
 
 @contextlib.contextmanager
-def following(index: ActionIndex, engine: Engine) -> Iterator[None]:
+def following(index: ActionIndex, engine: Engine, settings: Settings) -> Iterator[None]:
     stop = threading.Event()
-    follower = threading.Thread(target=follow_store, args=(index, engine, stop), daemon=True)
+    follower = threading.Thread(target=follow_store, args=(index, engine, stop, settings),
+                                daemon=True)
     follower.start()
     try:
         yield
@@ -103,7 +117,7 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     for line in doors(base):
         output.info(f"  {line}")
     sys.setswitchinterval(GIL_SWITCH_S)
-    with following(index, engine):
+    with following(index, engine, settings):
         uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine,
                                target_check=target_check(settings)),
                     host=host, port=port, log_level="warning", access_log=False)
@@ -134,5 +148,5 @@ def serve_stdio(settings: Settings, engine: Engine) -> None:
 
     output.info(f"MCP tools on stdio over {output.safe_url(settings.db_url)} (closing stdin "
                 "stops)")
-    with following(index, engine):
+    with following(index, engine, settings):
         anyio.run(run)

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 from urllib.parse import urlencode
 
 LUA = """
@@ -44,12 +45,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(data_dir: Path, database_url: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(data_dir: Path, database_url: str, **settings: str
+                 ) -> tuple[subprocess.Popen[bytes], int]:
+    """``actiondex serve`` over the store; ``settings``: more ACTIONDEX_ variables."""
     port = free_port()
     # wrk is one client asking as fast as it can: the per-client rate limit would measure
     # itself, so it is off here (RELIABILITY.md 32's abuse case is tests/api/test_ratelimit.py).
     env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
-               ACTIONDEX_RATE_LIMIT="0")
+               ACTIONDEX_RATE_LIMIT="0", **settings)
     cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]
     # The access log stays on, as users run it, written to a file beside the store rather
     # than into the table (a line per request).
@@ -105,16 +108,28 @@ def _ms(text: str) -> float:
 
 
 def wrk(port: int, queries: list[str], concurrency: int, seconds: int) -> Load:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        out = subprocess.run(wrk_command(port, queries, concurrency, seconds, script),
+                             check=True, capture_output=True, text=True,
+                             timeout=seconds + 30).stdout
+    return wrk_load(out, concurrency)
+
+
+def wrk_command(port: int, queries: list[str], concurrency: int, seconds: int,
+                script: IO[str]) -> list[str]:
+    """wrk's command line, cycling through ``queries`` (written to ``script``). wrk stops
+    after ``seconds`` or at SIGINT, and prints its figures either way."""
     if not shutil.which("wrk"):
         sys.exit("wrk not found: `sudo apt-get install -y wrk` (make bench does it)")
     paths = ", ".join(f'"/find?{urlencode({"q": q})}"' for q in queries)
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(LUA % paths)
-        script.flush()
-        out = subprocess.run(
-            ["wrk", f"-t{min(concurrency, 2)}", f"-c{concurrency}", f"-d{seconds}s",
-             "--latency", "-s", script.name, f"http://127.0.0.1:{port}"],
-            check=True, capture_output=True, text=True, timeout=seconds + 30).stdout
+    script.write(LUA % paths)
+    script.flush()
+    return ["wrk", f"-t{min(concurrency, 2)}", f"-c{concurrency}", f"-d{seconds}s",
+            "--latency", "-s", script.name, f"http://127.0.0.1:{port}"]
+
+
+def wrk_load(out: str, concurrency: int) -> Load:
+    """The figures of wrk's report ``out``; any non-2xx answer is an error."""
     latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.M))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     if "Non-2xx" in out:

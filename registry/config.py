@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     # on; empty origins: http and https on each allowed host.
     mcp_allowed_hosts: Annotated[list[str], NoDecode] = []
     mcp_allowed_origins: Annotated[list[str], NoDecode] = []
+    # How often `serve` and `mcp` ask the store for changes (one indexed query, registry.
+    # index.changes), and how often they read every site instead, to drop deleted site rows.
+    index_poll_seconds: Annotated[float, Field(gt=0)] = 1.0
+    index_reconcile_seconds: Annotated[float, Field(gt=0)] = 600.0
     # POST /submissions (registry.submissions): submissions created per client address and
     # per registrable domain within a sliding window of submit_window seconds (0 turns a
     # limit off), counted in the database so they hold across API replicas; at most

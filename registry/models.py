@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     ForeignKey,
     Index,
     LargeBinary,
@@ -47,6 +48,9 @@ class Site(Base):
     description: Mapped[str | None] = mapped_column(Text)
     # Bumped on every promotion that changed the action set; the index follows it.
     version: Mapped[int] = mapped_column(default=0)
+    # The store clock's number at the site's last change (registry.clock): numbers are given
+    # in commit order, so an index that has read every site up to N reads only those above it.
+    change_seq: Mapped[int | None] = mapped_column(BigInteger, index=True)
     created_at: Mapped[datetime]
     changed_at: Mapped[datetime | None]
     last_error_at: Mapped[datetime | None]
@@ -65,6 +69,15 @@ class Site(Base):
     last_crawled_at: Mapped[datetime | None]
 
     documents: Mapped[list[Document]] = relationship(back_populates="site")
+
+
+class StoreClock(Base):
+    """One row: the last change number given (registry.clock)."""
+
+    __tablename__ = "store_clock"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(BigInteger)
 
 
 class Document(Base):

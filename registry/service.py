@@ -97,11 +97,13 @@ def promote_site(
     if not result.errors and site.last_error is not None:
         site.last_error = site.last_error_at = None  # an error of an earlier crawl, now gone
     if result.changed:
-        mark_changed(session, site, now)
         _refresh_site_text(site, update)
         changes.write(now, run_id)
     session.flush()
     result.actions, result.flows = count_site(session, site.id)
+    if result.changed:  # last: from its number to the commit, changes wait (registry.clock)
+        mark_changed(session, site, now)
+        session.flush()
     return result
 
 

@@ -10,6 +10,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from registry.clock import next_change
 from registry.index.parts import INDEX_VERSION, action_parts, json_texts, site_words
 from registry.models import ActionRow, Document, FlowRow, Site
 from registry.schemas import Manifest, stable_id
@@ -42,10 +43,13 @@ def lock_site(session: Session, site: Site) -> None:
 
 
 def mark_changed(session: Session, site: Site, now: datetime) -> None:
-    """Record that the site's action set changed: its version (the index follows it) and when.
-    Every code path that changes a site's actions, documents or flows calls this once."""
+    """Record that the site's action set changed: its version, when, and the store clock's
+    next number (registry.clock), which the index follows. Every code path that changes a
+    site's actions, documents or flows calls this once, as its LAST statement: the number's
+    lock serialises changes until the commit."""
     site.version += 1
     site.changed_at = now
+    site.change_seq = next_change(session)
 
 
 def _doc_key(url: str) -> str:

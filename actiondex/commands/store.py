@@ -49,7 +49,8 @@ def index(
             refresh_index_parts(session)
             stats = ActionIndex.rebuild(settings.index_path, session)
         else:
-            stats = ActionIndex.open(settings.index_path).sync(session)
+            # By hand: a full read (a reconcile), which also drops sites deleted from the store.
+            stats = ActionIndex.open(settings.index_path).sync(session, full=True)
     verb = "rebuilt" if rebuild else "up to date"
     output.info(f"index {verb} (generation {stats.generation}): {stats.sites_indexed} sites "
                 f"(re)indexed, {stats.sites_removed} removed, {stats.documents} documents "

@@ -3,9 +3,10 @@
     <index_path>/gen-<n>/            a complete tantivy index plus state.json
     <index_path>/current -> gen-<n>  swapped atomically (temp symlink + os.replace)
 
-state.json records, per generation, which version of each site it holds, so a sync knows what
-is stale. It is written after the tantivy commit: a crash in between only makes the next sync
-redo those sites, and redoing a site (delete by site term, add) is idempotent.
+state.json records, per generation, the highest store-clock number it has indexed (its
+watermark, registry.index.changes). It is written after the tantivy commit: a crash in between
+only makes the next sync redo those sites, and redoing a site (delete by site term, add) is
+idempotent.
 """
 
 from __future__ import annotations

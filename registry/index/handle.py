@@ -1,7 +1,8 @@
 """The tantivy BM25 index of actions and flows: derived from the store, disposable.
 
 ``ActionIndex.open(path)`` serves the generation ``current`` points at; ``sync(session)``
-brings it up to date with the store incrementally (only sites whose ``sites.version`` changed);
+brings it up to date with the store incrementally (only sites changed since the generation's
+watermark, registry.index.changes);
 ``ActionIndex.rebuild(path, session)`` builds a fresh generation beside it and swaps ``current``
 when complete.
 Readers follow the symlink: every ``searcher()`` call compares it with the open generation
@@ -18,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from registry.index.changes import gone_hosts, read_changes, since, stale_hosts
 from registry.index.documents import SCHEMA
 from registry.index.files import (
     current_target,
@@ -35,7 +36,6 @@ from registry.index.parts import INDEX_VERSION
 from registry.index.rows import site_documents
 from registry.index.text import register
 from registry.index.writer import REBUILD_HEAP, REBUILD_THREADS, collector_paused, write
-from registry.models import Site
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class SyncStats:
     sites_removed: int = 0
     documents: int = 0  # documents added
     took_ms: float = 0.0
+    sites_read: int = 0  # site rows read from the store to find what changed
+    full: bool = False  # every site was read (no watermark yet, or a reconcile)
 
 
 class ActionIndex:
@@ -72,7 +74,7 @@ class ActionIndex:
         if target is None or not _usable(root / target):
             folder = new_generation(root)
             tantivy.Index(SCHEMA, path=str(folder))
-            write_state(folder, {"schema": INDEX_VERSION, "sites": {}})
+            write_state(folder, {"schema": INDEX_VERSION})
             swap_current(root, folder)
         return cls(root)
 
@@ -91,28 +93,31 @@ class ActionIndex:
         query = tantivy.Query.term_query(SCHEMA, "kind", kind)
         return self.searcher().search(query, 1, count=True).count or 0
 
-    def sync(self, session: Session) -> SyncStats:
-        """Reindex the sites whose version differs from the generation's state.json."""
+    def sync(self, session: Session, *, full: bool = False) -> SyncStats:
+        """Reindex the sites changed since the generation's watermark (registry.index.
+        changes); ``full``: read every site, and drop the ones deleted from the store."""
         started, began = time.perf_counter(), time.time()
         with self._write_lock:
             self._refresh()
             index, folder = self._index, self.root / (self._target or "")
             assert index is not None
-            indexed: dict[str, int] = read_state(folder).get("sites", {})
-            versions = _site_versions(session)
-            stale = sorted(h for h, v in versions.items() if indexed.get(h) != v)
-            gone = sorted(set(indexed) - set(versions))
+            state = read_state(folder)
+            mark = since(session, state)
+            changes = read_changes(session, None if full else mark)
+            stale, gone = stale_hosts(changes, mark, state), gone_hosts(index, changes)
             docs = 0
             if stale or gone:
                 # New sites are deleted too: a crash after a commit but before the state write
-                # leaves them in the index yet absent from state.json.
+                # leaves them in the index while the watermark is below them.
                 docs = write(index, stale + gone, site_documents(session, stale))
                 index.reload()
-                kept = {h: v for h, v in indexed.items() if h not in gone}
-                _save_state(folder, kept | {h: versions[h] for h in stale})
+            watermark = max(changes.watermark, mark or 0)  # a full read may miss deleted rows
+            if watermark != mark or "sites" in state:
+                _save_state(folder, watermark)
             self.synced_at = began
         took = (time.perf_counter() - started) * 1000
-        return SyncStats(self.generation, len(stale), len(gone), docs, took)
+        return SyncStats(self.generation, len(stale), len(gone), docs, took,
+                         len(changes.sites), changes.full)
 
     @classmethod
     def rebuild(cls, path: Path | str, session: Session) -> SyncStats:
@@ -127,18 +132,19 @@ class ActionIndex:
         folder = new_generation(root)
         try:
             index = register(tantivy.Index(SCHEMA, path=str(folder)))
-            versions = _site_versions(session)
+            changes = read_changes(session, None)
             with collector_paused():
-                docs = write(index, [], site_documents(session, sorted(versions)),
+                docs = write(index, [], site_documents(session, sorted(changes.sites)),
                               REBUILD_HEAP, REBUILD_THREADS)
-            _save_state(folder, versions)
+            _save_state(folder, changes.watermark)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
         swap_current(root, folder)
         remove_older(root, folder)
         took = (time.perf_counter() - started) * 1000
-        return SyncStats(generation_number(folder.name) or 0, len(versions), 0, docs, took)
+        return SyncStats(generation_number(folder.name) or 0, len(changes.sites), 0, docs,
+                         took, len(changes.sites), True)
 
     def _refresh(self) -> None:
         """Reopen if ``current`` moved. On any trouble, keep serving what is open."""
@@ -162,11 +168,5 @@ def _usable(folder: Path) -> bool:
     )
 
 
-def _site_versions(session: Session) -> dict[str, int]:
-    # Read before the rows: the rows indexed are then at least this new, so recording these
-    # versions can only cause a redo, never a missed update.
-    return {host: version for host, version in session.execute(select(Site.host, Site.version))}
-
-
-def _save_state(folder: Path, sites: dict[str, int]) -> None:
-    write_state(folder, {"schema": INDEX_VERSION, "sites": sites})
+def _save_state(folder: Path, watermark: int) -> None:
+    write_state(folder, {"schema": INDEX_VERSION, "watermark": watermark})

@@ -54,7 +54,7 @@ def test_the_index_follows_the_store(tmp_path: Path) -> None:
             assert {r["site"] for r in await checks.found(client, query="printer paper")} == {
                 "inkwell.example"}
             assert run(data_dir, "ingest", str(FIXTURES / "ingest" / "checkout")).returncode == 0
-            with anyio.fail_after(30):  # the store is read every SYNC_EVERY_S (5 s)
+            with anyio.fail_after(30):  # the store is read every index_poll_seconds (1 s)
                 while len({r["site"] for r in await checks.found(
                         client, query="printer paper")}) < 2:
                     await anyio.sleep(0.5)

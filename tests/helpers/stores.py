@@ -19,7 +19,7 @@ from registry.pages import html_to_document
 from registry.placement import origin_of
 from registry.schemas import RawDocument, SiteCrawl, stable_id
 from registry.service import promote_site
-from registry.store import utcnow
+from registry.store import mark_changed, utcnow
 from registry.urls import site_of
 from tests.helpers.paths import FIXTURES
 
@@ -32,7 +32,7 @@ def add_site(
     **site: Any,
 ) -> Site:
     """A site with one agent-actions document holding ``actions`` and ``flows``."""
-    row = Site(host=host, origin=f"https://{host}", version=1, created_at=utcnow(), **site)
+    row = Site(host=host, origin=f"https://{host}", version=0, created_at=utcnow(), **site)
     session.add(row)
     session.flush()
     doc = Document(site_id=row.id, url=f"https://{host}/.well-known/agent-actions.json",
@@ -49,6 +49,8 @@ def add_site(
         values = {"description": "", "effect": "spend", "input_schema": {"type": "object"}} | spec
         session.add(FlowRow(id=stable_id(host, "agent-actions", f"flow:{spec['name']}"),
                             site_id=row.id, document_id=doc.id, **values))
+    mark_changed(session, row, utcnow())  # version 1, numbered as a promotion numbers it
+    row.changed_at = site.get("changed_at")  # as given (listing tests order by it)
     session.flush()
     return row
 

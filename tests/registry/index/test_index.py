@@ -29,6 +29,7 @@ from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stab
 from registry.search import FindQuery, find, search
 from registry.search.contract import SPACE
 from registry.service import promote_site
+from registry.store import mark_changed, utcnow
 from tests.helpers.stores import add_site, documents, shop_and_news
 
 
@@ -171,8 +172,9 @@ def test_sync_reindexes_only_changed_sites(session: Session, index: ActionIndex)
     news = session.query(Site).filter_by(host="news.example").one()
     cart = session.get(ActionRow, stable_id("shop.example", "agent-actions", "add_to_cart"))
     assert cart is not None
-    cart.title, shop.version = "Put in basket", shop.version + 1
-    # Changed WITHOUT a version bump: if sync rebuilt news, this title would become findable.
+    cart.title = "Put in basket"
+    mark_changed(session, shop, utcnow())
+    # Changed WITHOUT mark_changed: if sync rebuilt news, this title would become findable.
     sub = session.get(ActionRow, stable_id("news.example", "agent-actions", "subscribe"))
     assert sub is not None
     sub.title = "Zebra mailing"
@@ -182,8 +184,10 @@ def test_sync_reindexes_only_changed_sites(session: Session, index: ActionIndex)
     assert names(index, "basket") == ["add_to_cart"]
     assert names(index, "zebra") == []
     assert index.count() == before
-    assert read_state(index.root / "current")["sites"] == {"shop.example": 2, "news.example": 1}
-    assert index.sync(session).sites_indexed == 0  # nothing changed since: nothing done
+    assert read_state(index.root / "current")["watermark"] == shop.change_seq
+    assert stats.sites_read == 1 and not stats.full  # only the changed site was read
+    again = index.sync(session)
+    assert (again.sites_indexed, again.sites_read) == (0, 0)  # nothing changed since
     assert news.version == 1
 
 
@@ -191,7 +195,10 @@ def test_new_and_deleted_sites(session: Session, index: ActionIndex) -> None:
     add_site(session, "travel.example", [{"name": "book_hotel", "title": "Book a hotel"}])
     session.execute(delete(Site).where(Site.host == "news.example"))
     stats = index.sync(session)
-    assert (stats.sites_indexed, stats.sites_removed) == (1, 1)
+    assert (stats.sites_indexed, stats.sites_removed) == (1, 0)  # the watermark sees no deletes
+    assert names(index, "subscribe newsletter") == ["subscribe"]
+    stats = index.sync(session, full=True)  # ...a reconcile does
+    assert (stats.sites_indexed, stats.sites_removed, stats.full) == (0, 1, True)
     assert names(index, "subscribe newsletter") == []
     assert names(index, "reserve hotel") == ["book_hotel"]
     assert index.count() == 4  # three shop actions and the hotel
@@ -253,7 +260,7 @@ def test_a_held_writer_lock_is_reported_and_changes_nothing(
     session: Session, index: ActionIndex
 ) -> None:
     shop = session.query(Site).filter_by(host="shop.example").one()
-    shop.version += 1
+    mark_changed(session, shop, utcnow())
     session.flush()
     holder = tantivy.Index.open(str(index.root / "current")).writer(15_000_000, 1)
     with pytest.raises(IndexBusy):
