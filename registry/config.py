@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -42,6 +42,17 @@ class Settings(BaseSettings):
     # on; empty origins: http and https on each allowed host.
     mcp_allowed_hosts: Annotated[list[str], NoDecode] = []
     mcp_allowed_origins: Annotated[list[str], NoDecode] = []
+    # Distributed crawling (`actiondex schedule` and `actiondex worker`, PostgreSQL only), in
+    # seconds: how often the scheduler enqueues due sites and looks for stalled jobs; a worker
+    # whose heartbeat is older than stalled_after is taken for dead and its job retried; a
+    # crawl child running longer than job_timeout is killed.
+    schedule_interval: Annotated[int, Field(ge=1, le=3600)] = 60
+    stalled_interval: Annotated[int, Field(ge=1, le=3600)] = 60
+    heartbeat_interval: Annotated[float, Field(gt=0)] = 10.0
+    stalled_after: Annotated[float, Field(gt=0)] = 60.0
+    job_timeout: Annotated[float, Field(gt=0)] = 1800.0
+    # Sites enqueued per scheduler tick, at most.
+    schedule_batch: Annotated[int, Field(ge=1)] = 1000
 
     @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
                      mode="before")
