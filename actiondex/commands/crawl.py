@@ -20,6 +20,9 @@ def crawl(
         "--max-pages", min=0, help="HTML pages read per site from its sitemaps.")] = 50,
     delay: Annotated[float, typer.Option(
         "--delay", min=0.0, help="Minimum seconds between requests to one host.")] = 1.0,
+    no_index: Annotated[bool, typer.Option(
+        "--no-index", help="Store only, leave the search index alone (crawl workers: the API "
+        "replicas follow the store).")] = False,
     resolve: ResolveOpt = None,
     allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
@@ -29,7 +32,8 @@ def crawl(
 
     options = CrawlOptions(max_pages=max_pages, delay=delay)
     summary = crawl_and_index(load_settings(), read_targets(targets or [], file), resolve or [],
-                              allow_private, quiet=as_json, options=options)
+                              allow_private, quiet=as_json, options=options,
+                              index=not no_index)
     output.summary(summary, as_json)
     if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
         raise typer.Exit(1)

@@ -39,9 +39,10 @@ class ChildResult:
 
 def crawl_command(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
     """`crawl --due TARGET` re-checks and updates the schedule in the child; before the
-    schedule exists, a plain `crawl TARGET`."""
+    schedule exists, a plain `crawl TARGET`. No index: a worker serves no searches (the API
+    replicas keep theirs from the store), and a per-job index would cost every crawl a sync."""
     return [sys.executable, "-m", "actiondex", "crawl", *(["--due"] if due else []), target,
-            "--json", "--delay", f"{delay:g}", "--max-pages", str(max_pages)]
+            "--json", "--no-index", "--delay", f"{delay:g}", "--max-pages", str(max_pages)]
 
 
 def _die_with_parent(parent: int) -> None:

@@ -66,6 +66,10 @@ def last_crawled_at(site: Site) -> datetime | None:
     return getattr(site, "last_crawled_at", None)
 
 
+def has_sweep() -> bool:
+    return _find("registry.crawl_state", "sweep_abandoned_runs") is not None
+
+
 def sweep_abandoned_runs(session: Session, now: datetime, stale_after: float) -> int | None:
     """Mark crawl runs whose process died as aborted; None when the sweep is not there."""
     if sweep := _find("registry.crawl_state", "sweep_abandoned_runs"):

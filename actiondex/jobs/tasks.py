@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -24,7 +23,6 @@ from sqlalchemy import Engine, select
 from actiondex.jobs import hooks
 from actiondex.jobs.app import CRAWL_QUEUE
 from actiondex.jobs.child import ChildFailed, crawl_command, run_child
-from actiondex.jobs.slots import index_slot
 from registry.config import Settings
 from registry.db import make_engine, transaction
 from registry.models import Site
@@ -81,10 +79,8 @@ async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host:
         await asyncio.sleep(wait)
     started = datetime.now(UTC)
     log.info("%s: crawling %s", worker, host)
-    with index_slot(settings.data_dir) as slot:
-        env = {**os.environ, "ACTIONDEX_INDEX_DIR": str(slot)}
-        command = crawl_command(target, hooks.has_schedule(), knobs.delay, knobs.max_pages)
-        result = await run_child(command, settings.job_timeout, env)
+    command = crawl_command(target, hooks.has_schedule(), knobs.delay, knobs.max_pages)
+    result = await run_child(command, settings.job_timeout)
     summary = result.summary
     log.info("%s: %s crawled in %.1f s (exit %d): %s", worker, host,
              (datetime.now(UTC) - started).total_seconds(), result.returncode,

@@ -1,0 +1,108 @@
+"""The worker's memory over 500 crawl jobs: its RSS must not grow with the jobs it has run.
+
+    .venv/bin/python -m bench.worker_rss [--jobs 500] [--concurrency 2]
+
+A worker runs each crawl in a child process (actiondex/jobs/child.py), so what could leak in
+the worker is its own side of a job: the queue's fetch and finish, the politeness check in the
+store, the child's pipes and the summary it prints. This bench runs the real worker (the
+procrastinate App of `actiondex worker`, in this process, over a fresh PostgreSQL database with
+one site per job) and swaps only the child's command for one that prints a crawl summary of a
+real crawl's size, so 500 jobs take a minute rather than an hour of crawling. The worker's RSS
+is read after every job; the first job is the baseline row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from actiondex.jobs import tasks
+from actiondex.jobs.app import CRAWL_QUEUE, make_app
+from actiondex.jobs.schema import ensure_schema
+from registry.config import Settings
+from registry.db import make_engine, migrate, transaction
+from registry.store import get_or_create_site, utcnow
+from tests.helpers.db import fresh_pg_database
+
+ROW = {"host": "shop.test", "documents": 3, "actions": 12, "flows": 1, "changed": True,
+       "errors": ["http-404"] * 5}
+SUMMARY = {"kind": "crawl", "sites": 1, "documents": 3, "actions": 12, "flows": 1, "errors": 5,
+           "requests": 20, "refused": 0, "seconds": 0.5, "changed_sites": ["shop.test"],
+           "replayed": [], "per_site": [ROW]}
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def stand_in(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
+    summary = json.dumps({**SUMMARY, "target": target})
+    return [sys.executable, "-c", f"print({summary!r})"]
+
+
+async def run(url: str, data: Path, jobs: int, concurrency: int) -> list[tuple[int, float]]:
+    settings = Settings(database_url=url, data_dir=data)
+    engine = make_engine(settings)
+    migrate(engine)
+    ensure_schema(engine)
+    with transaction(engine) as session:
+        for n in range(jobs):
+            get_or_create_site(session, f"shop{n}.test", f"http://shop{n}.test", utcnow())
+    engine.dispose()
+    app = make_app(settings)
+    samples: list[tuple[int, float]] = []
+    real_run_child = tasks.run_child
+
+    async def measured(*args: Any, **kwargs: Any) -> Any:
+        result = await real_run_child(*args, **kwargs)
+        samples.append((len(samples) + 1, rss_mb()))
+        return result
+
+    tasks.crawl_command, tasks.run_child = stand_in, measured  # type: ignore[assignment]
+    async with app.open_async():
+        for n in range(jobs):
+            await tasks.enqueue(app, f"shop{n}.test", 0)
+        await app.run_worker_async(queues=[CRAWL_QUEUE], concurrency=concurrency, wait=False,
+                                   install_signal_handlers=False)
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=500)
+    parser.add_argument("--concurrency", type=int, default=2)
+    args = parser.parse_args()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp, fresh_pg_database(
+            f"actiondex_rss{os.getpid()}") as url:
+        samples = asyncio.run(run(url, Path(tmp), args.jobs, args.concurrency))
+    seconds = time.monotonic() - started
+    assert len(samples) == args.jobs, f"{len(samples)} of {args.jobs} jobs ran"
+    base = samples[0][1]
+    marks = sorted({1, 10, 50, *range(100, args.jobs + 1, 100), args.jobs})
+    print(f"worker RSS over {args.jobs} crawl jobs (concurrency {args.concurrency}, "
+          f"{seconds:.0f} s in all)")
+    print("after job | RSS MB | vs job 1")
+    print("--- | --- | ---")
+    for n, mb in samples:
+        if n in marks:
+            label = f"{n} (baseline)" if n == 1 else str(n)
+            print(f"{label} | {mb:.1f} | {mb - base:+.1f}")
+    tail = [mb for n, mb in samples if n > args.jobs // 2]
+    print(f"second half: min {min(tail):.1f}, max {max(tail):.1f} MB; "
+          f"growth from job 100 to the last: {samples[-1][1] - samples[99][1]:+.1f} MB"
+          if args.jobs >= 100 else "")
+
+
+if __name__ == "__main__":
+    main()
