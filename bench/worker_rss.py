@@ -6,18 +6,17 @@ A worker runs each crawl in a child process (actiondex/jobs/child.py), so what c
 the worker is its own side of a job: the queue's fetch and finish, the politeness check in the
 store, the child's pipes and the summary it prints. This bench runs the real worker (the
 procrastinate App of `actiondex worker`, in this process, over a fresh PostgreSQL database with
-one site per job) and swaps only the child's command for one that prints a crawl summary of a
-real crawl's size, so 500 jobs take a minute rather than an hour of crawling. The worker's RSS
-is read after every job; the first job is the baseline row.
+one site per job, its children forked from the pre-loaded forkserver) and swaps only the
+child's command: `actiondex validate FILE --json` (one JSON object on stdout, as a crawl's
+summary) instead of a crawl, so 500 jobs take minutes rather than an hour of crawling. The
+worker's RSS is read after every job; the first job is the baseline row.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,11 +30,9 @@ from registry.db import make_engine, migrate, transaction
 from registry.store import get_or_create_site, utcnow
 from tests.helpers.db import fresh_pg_database
 
-ROW = {"host": "shop.test", "documents": 3, "actions": 12, "flows": 1, "changed": True,
-       "errors": ["http-404"] * 5}
-SUMMARY = {"kind": "crawl", "sites": 1, "documents": 3, "actions": 12, "flows": 1, "errors": 5,
-           "requests": 20, "refused": 0, "seconds": 0.5, "changed_sites": ["shop.test"],
-           "replayed": [], "per_site": [ROW]}
+ROOT = Path(__file__).resolve().parent.parent
+
+MANIFEST = ROOT / "tests" / "fixtures" / "ingest" / "shop" / "agent-actions.json"
 
 
 def rss_mb() -> float:
@@ -46,8 +43,7 @@ def rss_mb() -> float:
 
 
 def stand_in(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
-    summary = json.dumps({**SUMMARY, "target": target})
-    return [sys.executable, "-c", f"print({summary!r})"]
+    return ["validate", str(MANIFEST), "--json"]
 
 
 async def run(url: str, data: Path, jobs: int, concurrency: int) -> list[tuple[int, float]]:
@@ -61,14 +57,14 @@ async def run(url: str, data: Path, jobs: int, concurrency: int) -> list[tuple[i
     engine.dispose()
     app = make_app(settings)
     samples: list[tuple[int, float]] = []
-    real_run_child = tasks.run_child
+    real_run_forked = tasks.run_forked
 
     async def measured(*args: Any, **kwargs: Any) -> Any:
-        result = await real_run_child(*args, **kwargs)
+        result = await real_run_forked(*args, **kwargs)
         samples.append((len(samples) + 1, rss_mb()))
         return result
 
-    tasks.crawl_command, tasks.run_child = stand_in, measured  # type: ignore[assignment]
+    tasks.crawl_args, tasks.run_forked = stand_in, measured  # type: ignore[assignment]
     async with app.open_async():
         for n in range(jobs):
             await tasks.enqueue(app, f"shop{n}.test", 0)

@@ -43,6 +43,10 @@ def worker(
              "Crawl-delay wins).")] = 1.0,
     max_pages: Annotated[int, typer.Option(
         "--max-pages", min=0, help="HTML pages read per site from its sitemaps.")] = 50,
+    fresh: Annotated[bool, typer.Option(
+        "--exec", help="Start each crawl child as a fresh interpreter instead of forking it "
+        "from one that has the crawler imported already (slower start, nothing shared).")
+    ] = False,
     shutdown_timeout: ShutdownOpt = 30.0,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -54,7 +58,7 @@ def worker(
     """
     from actiondex.jobs.tasks import CrawlKnobs
 
-    settings, app = _prepare(CrawlKnobs(delay=delay, max_pages=max_pages))
+    settings, app = _prepare(CrawlKnobs(delay=delay, max_pages=max_pages, fresh=fresh))
     label = name or f"{socket.gethostname()}-{os.getpid()}"
     from actiondex.jobs.app import CRAWL_QUEUE
 

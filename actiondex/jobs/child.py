@@ -37,12 +37,18 @@ class ChildResult:
     stderr: str
 
 
-def crawl_command(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
-    """`crawl --due TARGET` re-checks and updates the schedule in the child; before the
-    schedule exists, a plain `crawl TARGET`. No index: a worker serves no searches (the API
-    replicas keep theirs from the store), and a per-job index would cost every crawl a sync."""
-    return [sys.executable, "-m", "actiondex", "crawl", *(["--due"] if due else []), target,
-            "--json", "--no-index", "--delay", f"{delay:g}", "--max-pages", str(max_pages)]
+def crawl_args(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
+    """`actiondex` arguments of a job: `crawl --due TARGET` re-checks and updates the schedule
+    in the child; before the schedule exists, a plain `crawl TARGET`. No index: a worker serves
+    no searches (the API replicas keep theirs from the store), and an index per worker would
+    cost every crawl a sync."""
+    return ["crawl", *(["--due"] if due else []), target, "--json", "--no-index",
+            "--delay", f"{delay:g}", "--max-pages", str(max_pages)]
+
+
+def interpreter(args: list[str]) -> list[str]:
+    """`actiondex ARGS` as a fresh interpreter."""
+    return [sys.executable, "-m", "actiondex", *args]
 
 
 def _die_with_parent(parent: int) -> None:
@@ -71,15 +77,20 @@ async def run_child(command: list[str], timeout: float, env: dict[str, str] | No
     except asyncio.CancelledError:  # the worker is shutting down: end the crawl cleanly
         await _stop(proc)
         raise
+    return parse_summary(out, err, proc.returncode or 0)
+
+
+def parse_summary(out: bytes, err: bytes, returncode: int) -> ChildResult:
+    """The child's result: its stdout is one JSON object, else it failed."""
     stderr = err.decode("utf-8", "replace")
     try:
         summary = json.loads(out)
     except ValueError:
-        tail = stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
-        raise ChildFailed(f"exit {proc.returncode} without a summary: {tail[0]}") from None
+        tail = stderr.strip().splitlines()[-1:] or [f"exit {returncode}"]
+        raise ChildFailed(f"exit {returncode} without a summary: {tail[0]}") from None
     if not isinstance(summary, dict):
-        raise ChildFailed(f"exit {proc.returncode}: not a JSON object")
-    return ChildResult(proc.returncode or 0, summary, stderr)
+        raise ChildFailed(f"exit {returncode}: not a JSON object")
+    return ChildResult(returncode, summary, stderr)
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:

@@ -22,7 +22,8 @@ from sqlalchemy import Engine, select
 
 from actiondex.jobs import hooks
 from actiondex.jobs.app import CRAWL_QUEUE
-from actiondex.jobs.child import ChildFailed, crawl_command, run_child
+from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
+from actiondex.jobs.forked import run_forked
 from registry.config import Settings
 from registry.db import make_engine, transaction
 from registry.models import Site
@@ -43,6 +44,7 @@ class CrawlKnobs:
 
     delay: float = 1.0
     max_pages: int = 50
+    fresh: bool = False  # each child a fresh interpreter rather than forked pre-loaded
 
 
 def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> None:
@@ -79,8 +81,11 @@ async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host:
         await asyncio.sleep(wait)
     started = datetime.now(UTC)
     log.info("%s: crawling %s", worker, host)
-    command = crawl_command(target, hooks.has_schedule(), knobs.delay, knobs.max_pages)
-    result = await run_child(command, settings.job_timeout)
+    args = crawl_args(target, hooks.has_schedule(), knobs.delay, knobs.max_pages)
+    if knobs.fresh:
+        result = await run_child(interpreter(args), settings.job_timeout)
+    else:
+        result = await run_forked(args, settings.job_timeout)
     summary = result.summary
     log.info("%s: %s crawled in %.1f s (exit %d): %s", worker, host,
              (datetime.now(UTC) - started).total_seconds(), result.returncode,

@@ -4,7 +4,6 @@ worker that started it (PR_SET_PDEATHSIG), even when the worker is killed with -
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from actiondex.jobs.child import ChildFailed, crawl_command, run_child
+from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
 
 pytestmark = pytest.mark.timeout(60)
 PY = sys.executable
@@ -72,9 +71,9 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie has ended; only its parent (init now) has to reap it
 
 
-def test_the_crawl_command_of_a_job() -> None:
-    assert crawl_command("http://a.test:8080", False, 0.5, 10)[2:] == [
-        "actiondex", "crawl", "http://a.test:8080", "--json", "--no-index", "--delay", "0.5",
+def test_the_crawl_arguments_of_a_job() -> None:
+    assert crawl_args("http://a.test:8080", False, 0.5, 10) == [
+        "crawl", "http://a.test:8080", "--json", "--no-index", "--delay", "0.5",
         "--max-pages", "10"]
-    assert crawl_command("a.test", True, 1.0, 50)[3:5] == ["crawl", "--due"]
-    assert os.path.basename(crawl_command("a.test", True, 1, 1)[0]).startswith("python")
+    assert crawl_args("a.test", True, 1.0, 50)[:3] == ["crawl", "--due", "a.test"]
+    assert interpreter(["crawl"])[1:] == ["-m", "actiondex", "crawl"]
