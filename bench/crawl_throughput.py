@@ -28,7 +28,7 @@ from sqlalchemy import func, select
 from bench.crawl_bench import build_web, scrapy_bench
 from registry.db import transaction
 from registry.models import Site
-from registry.store import get_or_create_site, utcnow
+from tests.distributed.web import make_known
 from tests.helpers.db import engine_for, fresh_pg_database
 from tests.hostile.server import LoopbackWeb
 
@@ -45,8 +45,7 @@ def seeded(url: str, data: Path, web: LoopbackWeb, env: dict[str, str]) -> Any:
     subprocess.run([*AX, "migrate"], env=env, check=True, capture_output=True, timeout=300)
     engine = engine_for(url, data)
     with transaction(engine) as session:
-        for host in web.sites:
-            get_or_create_site(session, host, web.url(host)[:-1], utcnow())
+        make_known(session, {host: web.url(host)[:-1] for host in web.sites})
     return engine
 
 

@@ -27,7 +27,7 @@ from actiondex.jobs.app import CRAWL_QUEUE, make_app
 from actiondex.jobs.schema import ensure_schema
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
-from registry.store import get_or_create_site, utcnow
+from tests.distributed.web import make_known
 from tests.helpers.db import fresh_pg_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,8 +52,7 @@ async def run(url: str, data: Path, jobs: int, concurrency: int) -> list[tuple[i
     migrate(engine)
     ensure_schema(engine)
     with transaction(engine) as session:
-        for n in range(jobs):
-            get_or_create_site(session, f"shop{n}.test", f"http://shop{n}.test", utcnow())
+        make_known(session, {f"shop{n}.test": f"http://shop{n}.test" for n in range(jobs)})
     engine.dispose()
     app = make_app(settings)
     samples: list[tuple[int, float]] = []

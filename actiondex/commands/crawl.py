@@ -30,10 +30,9 @@ def crawl(
     """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references."""
     from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
-    options = CrawlOptions(max_pages=max_pages, delay=delay)
+    options = CrawlOptions(max_pages=max_pages, delay=delay, index=not no_index)
     summary = crawl_and_index(load_settings(), read_targets(targets or [], file), resolve or [],
-                              allow_private, quiet=as_json, options=options,
-                              index=not no_index)
+                              allow_private, quiet=as_json, options=options)
     output.summary(summary, as_json)
     if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
         raise typer.Exit(1)

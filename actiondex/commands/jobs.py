@@ -62,6 +62,11 @@ def worker(
     label = name or f"{socket.gethostname()}-{os.getpid()}"
     from actiondex.jobs.app import CRAWL_QUEUE
 
+    if not fresh:
+        from actiondex.jobs.forked import warm_up
+
+        warm_up()
+
     _run(app, settings, label, [CRAWL_QUEUE], concurrency, shutdown_timeout, verbose)
 
 

@@ -31,12 +31,29 @@ _context: Any = None
 
 
 def context() -> Any:
-    """The worker's one forkserver context (started on the first job)."""
+    """The worker's one forkserver context."""
     global _context
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
         _context.set_forkserver_preload(PRELOAD)
     return _context
+
+
+def warm_up() -> None:
+    """Start the forkserver and let it import the crawler now (seconds), before the worker
+    takes jobs: a job must never block the worker's event loop, or its heartbeat stops and the
+    scheduler takes it for dead."""
+    from multiprocessing import forkserver
+
+    context()
+    forkserver.ensure_running()
+    proc = context().Process(target=_noop)
+    proc.start()
+    proc.join()
+
+
+def _noop() -> None:
+    pass
 
 
 def _child(argv: list[str], out: str, err: str) -> None:
@@ -61,7 +78,7 @@ async def run_forked(argv: list[str], timeout: float) -> ChildResult:
         out.touch()
         err.touch()
         proc = context().Process(target=_child, args=(argv, str(out), str(err)), daemon=False)
-        proc.start()
+        await asyncio.to_thread(proc.start)  # a round trip to the forkserver: off the loop
         try:
             await asyncio.wait_for(_ended(proc), timeout)
         except TimeoutError:

@@ -32,14 +32,15 @@ def has_schedule() -> bool:
     return _find("registry.schedule", "is_due") is not None
 
 
-def due_work(session: Session, now: datetime, limit: int) -> list[tuple[str, int]]:
-    """(host, priority) to enqueue: pending submissions first, then sites that are due."""
-    work: dict[str, int] = {}
-    if pending := _find("registry.submissions", "pending_hosts"):
-        work.update((host, SUBMITTED_PRIORITY) for host in pending(session, limit))
+def due_work(session: Session, now: datetime, limit: int) -> list[tuple[str, str | None, int]]:
+    """(host, submitted URL or None, priority) to enqueue: pending submissions first (a
+    submitted site may not be stored yet: its URL is what to crawl), then sites that are due."""
+    work: dict[str, tuple[str | None, int]] = {}
+    if pending := _find("registry.submissions", "pending"):
+        work.update((host, (url, SUBMITTED_PRIORITY)) for host, url in pending(session, limit))
     for host in due_hosts(session, now, limit):
-        work.setdefault(host, SCHEDULED_PRIORITY)
-    return list(work.items())[:limit]
+        work.setdefault(host, (None, SCHEDULED_PRIORITY))
+    return [(host, url, priority) for host, (url, priority) in list(work.items())[:limit]]
 
 
 def due_hosts(session: Session, now: datetime, limit: int) -> list[str]:
@@ -49,14 +50,21 @@ def due_hosts(session: Session, now: datetime, limit: int) -> list[str]:
     return list(session.scalars(query))
 
 
+def submitted(session: Session, host: str) -> bool:
+    """Whether ``host`` has a submission waiting for its crawl."""
+    if pending := _find("registry.submissions", "open_submission"):
+        found = pending(session, host)
+        return found is not None and getattr(found, "status", "queued") == "queued"
+    return False
+
+
 def is_due(session: Session, host: str, now: datetime) -> bool:
     """Whether a job for ``host`` should still crawl it: the scheduler may have enqueued it
     again while an earlier job ran, and that one made it not due."""
+    if submitted(session, host):
+        return True
     if scheduled := _find("registry.schedule", "is_due"):
         return bool(scheduled(session, host, now))
-    if (submitted := _find("registry.submissions", "pending_hosts")) and host in submitted(
-            session, 10_000):
-        return True
     state = session.scalar(select(Site.crawl_state).where(Site.host == host))
     return state is None
 
@@ -71,7 +79,9 @@ def has_sweep() -> bool:
 
 
 def sweep_abandoned_runs(session: Session, now: datetime, stale_after: float) -> int | None:
-    """Mark crawl runs whose process died as aborted; None when the sweep is not there."""
+    """Mark crawl runs whose process died as aborted (how many); None when the sweep is not
+    there."""
     if sweep := _find("registry.crawl_state", "sweep_abandoned_runs"):
-        return sweep(session, now, stale_after)
+        swept = sweep(session, now, stale_after)
+        return len(swept) if isinstance(swept, list | tuple | set) else int(swept or 0)
     return None

@@ -58,15 +58,15 @@ def register_periodic(app: App, settings: Settings) -> None:
 async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
     work = await asyncio.to_thread(_due_work, engine, settings.schedule_batch)
     queued = 0
-    for host, priority in work:
-        queued += await enqueue(app, host, priority)
+    for host, target, priority in work:
+        queued += await enqueue(app, host, priority, target)
     if work:
         log.info("scheduler: %d sites due, %d enqueued (the others are queued already)",
                  len(work), queued)
     return {"due": len(work), "enqueued": queued}
 
 
-def _due_work(engine: Engine, limit: int) -> list[tuple[str, int]]:
+def _due_work(engine: Engine, limit: int) -> list[tuple[str, str | None, int]]:
     with transaction(engine) as session:
         return hooks.due_work(session, utcnow(), limit)
 

@@ -55,24 +55,27 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
     # and found errors is a result (the schedule backs the site off), not a retry.
     @app.task(name=CRAWL_TASK, queue=CRAWL_QUEUE, pass_context=True,
               retry=RetryStrategy(max_attempts=2, wait=60, retry_exceptions={ChildFailed}))
-    async def crawl_site(context: JobContext, host: str) -> dict[str, Any]:
-        return await crawl_one(engine, settings, knobs, host, context.worker_name or "worker")
+    async def crawl_site(context: JobContext, host: str, target: str | None = None
+                         ) -> dict[str, Any]:
+        return await crawl_one(engine, settings, knobs, host, target,
+                               context.worker_name or "worker")
 
 
-async def enqueue(app: App, host: str, priority: int) -> bool:
-    """Defer a crawl of ``host``; False when one is queued for it already."""
+async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
+    """Defer a crawl of ``host`` (at ``target``, a submitted URL, while the site is not stored);
+    False when one is queued for it already."""
     task = app.tasks[CRAWL_TASK]
     try:
         await task.configure(lock=host_lock(host), queueing_lock=host_lock(host),
-                             priority=priority).defer_async(host=host)
+                             priority=priority).defer_async(host=host, target=target)
     except AlreadyEnqueued:
         return False
     return True
 
 
 async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host: str,
-                    worker: str) -> dict[str, Any]:
-    due, wait, target = await asyncio.to_thread(_check, engine, settings, host)
+                    submitted_at: str | None, worker: str) -> dict[str, Any]:
+    due, wait, stored_at, submitted = await asyncio.to_thread(_check, engine, settings, host)
     if not due:
         log.info("%s: %s is not due any more, skipped", worker, host)
         return {"host": host, "skipped": "not-due"}
@@ -81,7 +84,10 @@ async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host:
         await asyncio.sleep(wait)
     started = datetime.now(UTC)
     log.info("%s: crawling %s", worker, host)
-    args = crawl_args(target, hooks.has_schedule(), knobs.delay, knobs.max_pages)
+    # A submitted site is crawled as such (the schedule knows it only once stored).
+    target = stored_at or submitted_at or host
+    args = crawl_args(target, hooks.has_schedule() and not submitted, knobs.delay,
+                      knobs.max_pages)
     if knobs.fresh:
         result = await run_child(interpreter(args), settings.job_timeout)
     else:
@@ -98,21 +104,22 @@ async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host:
             **({"error": summary["error"]} if "error" in summary else {})}
 
 
-def _check(engine: Engine, settings: Settings, host: str) -> tuple[bool, float, str]:
-    """(still due?, seconds to wait for the Crawl-delay since the previous crawl ended, what
-    to crawl: the site's origin, which keeps its scheme and port)."""
+def _check(engine: Engine, settings: Settings, host: str
+           ) -> tuple[bool, float, str | None, bool]:
+    """(still due?, seconds to wait for the Crawl-delay since the previous crawl ended, the
+    stored origin (it keeps the scheme and port), whether a submission waits for it)."""
     now = utcnow()
     with transaction(engine) as session:
+        submitted = hooks.submitted(session, host)
         if not hooks.is_due(session, host, now):
-            return False, 0.0, host
+            return False, 0.0, None, submitted
         site = session.scalar(select(Site).where(Site.host == host))
         if site is None:
-            return True, 0.0, host
+            return True, 0.0, None, submitted
         delay = crawl_delay(site.crawl_state, settings.user_agent)
         ended = hooks.last_crawled_at(site)
-    if not delay or ended is None:
-        return True, 0.0, site.origin
-    return True, max(0.0, delay - (now - ended).total_seconds()), site.origin
+    wait = max(0.0, delay - (now - ended).total_seconds()) if delay and ended else 0.0
+    return True, wait, site.origin, submitted
 
 
 def crawl_delay(state: dict[str, Any] | None, user_agent: str) -> float | None:

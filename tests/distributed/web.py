@@ -5,7 +5,9 @@ and the time spans in which each host was being crawled."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from registry.store import get_or_create_site, utcnow
 from tests.hostile.server import LoopbackWeb, Reply, Site, html_reply
 
 PAGE = """<!doctype html><html><head><title>{name}</title>
@@ -48,3 +50,13 @@ def request_times(web: LoopbackWeb) -> dict[str, list[float]]:
     for host, _path, headers in list(web.log):
         times.setdefault(host, []).append(float(headers["_at"]))
     return {host: sorted(ts) for host, ts in times.items()}
+
+
+def make_known(session: Any, origins: dict[str, str]) -> None:
+    """Sites the registry knows and has never crawled (host -> origin), due now: as a
+    submission or an operator would leave them."""
+    now = utcnow()
+    for host, origin in origins.items():
+        site = get_or_create_site(session, host, origin, now)
+        if hasattr(site, "next_crawl_at"):  # the recrawl schedule (registry.schedule)
+            site.next_crawl_at = now
