@@ -17,7 +17,10 @@ from sqlalchemy.exc import OperationalError
 from actiondex.commands import COMMANDS
 from actiondex.runtime import UserError
 from registry.config import get_settings
+from registry.crawl_state import CrawlAborted
 from registry.db import first_line
+
+ABORTED_EXIT = 143  # 128 + SIGTERM, as a shell reports a process the signal ended
 
 app = typer.Typer(
     help="actiondex: an open registry of the actions websites offer to AI agents.\n\n"
@@ -66,6 +69,9 @@ def main(args: list[str] | None = None) -> None:
     except OperationalError as exc:  # the database server is down or refuses us
         code = _fail(args, "database-unavailable",
                      f"cannot reach the database: {first_line(exc)}", 2)
+    except CrawlAborted as exc:  # SIGTERM or SIGINT stopped a crawl; its run says so
+        code = _fail(args, "aborted", f"{exc} (stopped by a signal); what it stored is kept",
+                     ABORTED_EXIT)
     except (KeyboardInterrupt, typer.Abort):
         code = 130
     except Exception as exc:  # last resort: say what happened in one line

@@ -18,7 +18,7 @@ from api.mcp import http as mcp_http
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
-from api.routes import actions, ard, find, health, sites, validate
+from api.routes import actions, ard, find, health, runs, sites, validate
 from api.web import install_web
 from registry.config import Settings, get_settings
 from registry.crawl_state import latest_finished_run
@@ -36,9 +36,9 @@ DESCRIPTION = (
     "An open registry of the actions websites offer AI agents. `GET /find` answers which "
     "site offers which action for a plain-language request, how to call it and what it will "
     "do; `GET /actions/{id}`, `/flows/{id}`, `/sites` (a change feed), `/sites/{host}` (and "
-    "its `/manifest`) and `/stats` read the registry, with ETags; `POST /actions/{id}/prepare` "
-    "plans a call without making it; `POST /validate` shows a site owner what agents will "
-    "see. Every error is "
+    "its `/manifest`), `/stats` and `/runs` (crawl runs) read the registry, with ETags; "
+    "`POST /actions/{id}/prepare` plans a call without making it; `POST /validate` shows a "
+    "site owner what agents will see. Every error is "
     '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
 
 
@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.include_router(find.router)
     app.include_router(actions.router)
     app.include_router(sites.router)
+    app.include_router(runs.router)
     app.include_router(health.router)
     app.include_router(validate.router)
     app.include_router(ard.router)

@@ -19,7 +19,9 @@ from registry.config import Settings
 from registry.crawl_state import changed_since, save_crawl_state
 from registry.db import DB_AWAY, first_line, transaction
 from registry.normalising import normalise_site
-from registry.service import promote_site
+from registry.schedule import Bounds, Outcome, after_crawl
+from registry.service import PromoteResult, promote_site
+from registry.store import utcnow
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER = 1.0  # seconds before the one retry a lost connection gets
@@ -37,8 +39,10 @@ class SiteRow(BaseModel):
 
 
 class StorePipeline:
-    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool) -> None:
+    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool,
+                 bounds: Bounds | None = None) -> None:
         self.engine = engine
+        self.bounds = bounds or Bounds()
         self.max_actions = max_actions
         self.stats = stats
         self.spool = spool
@@ -51,7 +55,7 @@ class StorePipeline:
                       ) -> StorePipeline:
         """A store on ``engine``; whoever made the engine disposes of it."""
         return cls(engine, settings.max_actions_per_site, stats,
-                   Spool(settings.data_dir / "spool"))
+                   Spool(settings.data_dir / "spool"), Bounds.from_settings(settings))
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
@@ -96,7 +100,9 @@ class StorePipeline:
             if fetched_at is not None and changed_since(session, item.host, fetched_at):
                 logger.info("spool: %s changed since it was spooled; dropped", item.host)
                 return SiteRow(host=item.host, errors=["spool-outdated"])
-            result = promote_site(session, update, max_actions=self.max_actions)
+            now = utcnow()
+            result = promote_site(session, update, max_actions=self.max_actions, now=now)
+            after_crawl(session, result.host, outcome(result), self.bounds, now)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
                 save_crawl_state(session, item.host, item.crawl_state)
         return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
@@ -125,3 +131,11 @@ class StorePipeline:
             changed = self.stats.get_value("store/changed_sites") or []
             self.stats.set_value("store/changed_sites", [*changed, row.host])
 
+
+
+def outcome(result: PromoteResult) -> Outcome:
+    """What the schedule makes of a promotion: a crawl that met errors and stored nothing new
+    failed (the last good version stays); otherwise it changed the site or did not."""
+    if result.changed:
+        return "changed"
+    return "failed" if result.errors else "unchanged"

@@ -14,14 +14,24 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 
 from crawler.guard import AddressPolicy
+from crawler.heartbeat import beating
 from crawler.pipelines import SiteRow, StorePipeline
 from crawler.runner import run_spider
 from crawler.settings import ENGINE_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
+from crawler.stopping import aborting
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
-from registry.crawl_state import crawl_states, finish_run, start_run, stored_validators
+from registry.crawl_state import (
+    CrawlAborted,
+    crawl_states,
+    finish_run,
+    start_run,
+    stored_validators,
+    sweep_abandoned_runs,
+)
 from registry.db import DB_AWAY, first_line, transaction
+from registry.store import utcnow
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)
@@ -77,33 +87,51 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
     """Crawl ``targets`` into the store behind ``engine`` (migrated) and return what changed.
     The engine is the caller's, so one serves the whole process; run_crawl never disposes it.
 
-    Raises ValueError, before anything runs, for a target that is malformed or refused.
+    Raises ValueError, before anything runs, for a target that is malformed or refused;
+    CrawlAborted (after recording the run ``aborted``) when SIGTERM or SIGINT stopped it.
+    Runs left ``running`` by crawls that died are swept to ``aborted`` first.
     """
     accepted, refusals = check_targets(targets, policy)
     if refusals:
         raise ValueError(refusals[0])
     hosts = [site_origin(target)[0] for target in accepted]
     with transaction(engine) as session:
+        swept = sweep_abandoned_runs(session, utcnow(), settings.crawl_stale_after)
         run_id = start_run(session, kind="crawl", targets=list(targets))
+    if swept:
+        logger.warning("crawl runs %s were abandoned (no heartbeat, or their process is "
+                       "gone): marked aborted", ", ".join(map(str, swept)))
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
-    store = StorePipeline.from_settings(settings, engine)
-    summary.replayed += [row.host for row in store.replay()]  # older than what we fetch now
-    with transaction(engine) as session:  # read after the replay: it may have stored some
-        spider_args = {"targets": accepted, "max_pages": max_pages,
-                       "validators": stored_validators(session, hosts),
-                       "states": crawl_states(session, hosts)}
     config = {**scrapy_settings(settings, policy, log_level, delay),
               ENGINE_SETTING: Shared(engine)}
     try:
-        _crawl(spider_args, config, summary, progress)
-        _report_unfinished(hosts, summary)
-        for row in store.replay():  # spooled while the database was away, if it is back
-            summary.stored_later(row)
-        status = "finished"
+        with aborting() as stop, beating(engine, run_id, settings.crawl_heartbeat):
+            store = StorePipeline.from_settings(settings, engine)
+            summary.replayed += [row.host for row in store.replay()]  # older than what we fetch
+            spider_args = _spider_args(engine, accepted, hosts, max_pages)
+            with stop.scrapy_running():
+                reason = _crawl(spider_args, config, summary, progress)
+            _report_unfinished(hosts, summary)
+            for row in store.replay():  # spooled while the database was away, if it is back
+                summary.stored_later(row)
+        status = "aborted" if stop.requested or reason == "shutdown" else "finished"
+    except (CrawlAborted, KeyboardInterrupt):
+        status = "aborted"
+        raise CrawlAborted(run_id) from None
     finally:
         summary.seconds = round(time.monotonic() - started, 3)
         _record(engine, run_id, summary, status)
+    if status == "aborted":
+        raise CrawlAborted(run_id)
     return summary
+
+
+def _spider_args(engine: Engine, accepted: list[str], hosts: list[str], max_pages: int
+                 ) -> dict[str, Any]:
+    with transaction(engine) as session:  # read after the replay: it may have stored some
+        return {"targets": accepted, "max_pages": max_pages,
+                "validators": stored_validators(session, hosts),
+                "states": crawl_states(session, hosts)}
 
 
 def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> None:
@@ -129,7 +157,8 @@ def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
 
 
 def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSummary,
-           progress: Progress | None) -> None:
+           progress: Progress | None) -> str:
+    """Run the spider; returns why it closed (Scrapy's reason: "finished", "shutdown")."""
     def site_stored(item: Any) -> None:
         if isinstance(item, SiteRow):
             summary.add(item)
@@ -139,3 +168,4 @@ def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSu
     ran = run_spider(SiteSpider, scrapy, on_item=site_stored, **spider_args)
     summary.requests = ran.stats.get("downloader/request_count", 0)
     summary.refused = ran.stats.get("guard/refused", 0)
+    return ran.reason

@@ -6,6 +6,7 @@ command per process; tests run the CLI in a subprocess).
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ class Ran:
 
     items: list[Any] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""  # why the spider closed: "finished", "shutdown" (a signal stopped it)...
 
 
 def run_spider(spider: type[Spider], config: dict[str, Any],
@@ -35,12 +37,21 @@ def run_spider(spider: type[Spider], config: dict[str, Any],
         if on_item is not None:
             on_item(item)
 
-    def closed() -> None:
+    def closed(reason: str) -> None:
         ran.stats = dict(crawler.stats.get_stats())
+        ran.reason = reason
 
     # Scrapy holds receivers weakly; these locals live until process.start() returns.
     crawler.signals.connect(scraped, signal=signals.item_scraped)
     crawler.signals.connect(closed, signal=signals.spider_closed)
     process.crawl(crawler, **spider_args)
-    process.start()
+    # Scrapy's handlers turn SIGTERM/SIGINT into a graceful stop while it runs, and stay
+    # installed afterwards, where they would swallow the signal: put the caller's back.
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        process.start()
+    finally:
+        for sig, handler in before.items():
+            if handler is not None:
+                signal.signal(sig, handler)
     return ran

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -53,6 +53,17 @@ class Settings(BaseSettings):
     job_timeout: Annotated[float, Field(gt=0)] = 1800.0
     # Sites enqueued per scheduler tick, at most.
     schedule_batch: Annotated[int, Field(ge=1)] = 1000
+    # The adaptive recrawl schedule (registry/schedule.py), in seconds: a changed site comes
+    # back sooner (never below MIN), an unchanged one later (never above MAX), a new site after
+    # INITIAL; a failing one backs off exponentially up to BACKOFF_MAX.
+    recrawl_min: int = Field(3600, ge=60)
+    recrawl_initial: int = Field(86400, ge=60)
+    recrawl_max: int = Field(7 * 86400, ge=60)
+    recrawl_backoff_max: int = Field(7 * 86400, ge=60)
+    # A running crawl touches its run's heartbeat every CRAWL_HEARTBEAT seconds; a run silent
+    # for CRAWL_STALE_AFTER seconds is marked aborted by the next sweep (each crawl's start).
+    crawl_heartbeat: float = Field(30.0, gt=0)
+    crawl_stale_after: float = Field(300.0, gt=0)
 
     @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
                      mode="before")
@@ -67,6 +78,13 @@ class Settings(BaseSettings):
         if value and not value.startswith(("sqlite", "postgresql")):
             raise ValueError("ACTIONDEX_DATABASE_URL must be a sqlite:// or postgresql:// URL")
         return value
+
+    @model_validator(mode="after")
+    def _ordered_recrawl_bounds(self) -> Settings:
+        if not self.recrawl_min <= self.recrawl_initial <= self.recrawl_max:
+            raise ValueError("ACTIONDEX_RECRAWL_MIN <= ACTIONDEX_RECRAWL_INITIAL <= "
+                             "ACTIONDEX_RECRAWL_MAX must hold")
+        return self
 
     @property
     def db_url(self) -> str:

@@ -1,11 +1,15 @@
 """What crawls keep in the store beside the sites' documents, as use cases: the record of each
-run, the validators stored documents came with (for conditional GET), each site's crawl
-memory (``sites.crawl_state``) and when it last changed. Functions take a Session and at most
+run and its lifecycle (heartbeat, owner, the sweep that marks abandoned runs aborted), the
+validators stored documents came with (for conditional GET), each site's crawl memory
+(``sites.crawl_state``) and when it last changed. Functions take a Session and at most
 flush(); the crawler owns the transaction."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import os
+import socket
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select, update
@@ -44,22 +48,89 @@ def changed_since(session: Session, host: str, timestamp: float) -> bool:
         tzinfo=None)  # the store keeps naive UTC
 
 
+RUN_STATUSES = ("running", "finished", "failed", "aborted")
+
+
+class CrawlAborted(BaseException):  # noqa: N818 -- like KeyboardInterrupt: no `except Exception`
+    """A crawl told to stop (SIGTERM, SIGINT): its run is recorded ``aborted``."""
+
+    def __init__(self, run_id: int | None = None) -> None:
+        super().__init__(f"crawl run {run_id} aborted" if run_id else "crawl aborted")
+        self.run_id = run_id
+
+
+def this_owner() -> str:
+    """Who runs a crawl: "hostname:pid"."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def start_run(session: Session, kind: str, targets: list[str]) -> int:
-    run = CrawlRun(kind=kind, status="running", started_at=utcnow(), targets=targets, stats={})
+    now = utcnow()
+    run = CrawlRun(kind=kind, status="running", started_at=now, targets=targets, stats={},
+                   heartbeat_at=now, owner=this_owner())
     session.add(run)
     session.flush()
     return run.id
+
+
+def heartbeat(session: Session, run_id: int, now: datetime | None = None) -> bool:
+    """Say the run is alive; False when it is not running any more (a sweep ended it)."""
+    done = session.execute(update(CrawlRun).where(CrawlRun.id == run_id,
+                                                  CrawlRun.status == "running")
+                           .values(heartbeat_at=now or utcnow()))
+    return bool(getattr(done, "rowcount", 0))
+
+
+def sweep_abandoned_runs(session: Session, now: datetime, stale_after: timedelta | float
+                         ) -> list[int]:
+    """Mark ``aborted`` every running run whose heartbeat is older than ``stale_after``
+    (seconds or a timedelta), or whose owner ran on this host and is gone; returns their ids."""
+    stale = stale_after if isinstance(stale_after, timedelta) else timedelta(seconds=stale_after)
+    running = session.scalars(select(CrawlRun).where(CrawlRun.status == "running")
+                              .with_for_update(skip_locked=True)).all()
+    swept = []
+    for run in running:
+        seen = run.heartbeat_at or run.started_at
+        reason = ("owner process gone" if _owner_gone(run.owner)
+                  else f"no heartbeat since {seen:%Y-%m-%dT%H:%M:%S}Z" if now - seen > stale
+                  else None)
+        if reason is not None:
+            run.status, run.finished_at = "aborted", now
+            run.stats = {**(run.stats or {}), "aborted": reason}
+            swept.append(run.id)
+    session.flush()
+    return swept
+
+
+def _owner_gone(owner: str | None) -> bool:
+    """Whether ``owner`` ("hostname:pid") is a process of this host that no longer runs."""
+    host, _, pid = (owner or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's: only its heartbeat can tell
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, someone else's
+    stat = Path(f"/proc/{pid}/stat")  # a killed child its parent has not reaped yet
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def finish_run(session: Session, run_id: int, stats: dict, status: str = "finished") -> None:
     run = session.get(CrawlRun, run_id)
     if run is None:
         raise NotFound(f"crawl run {run_id}")
+    if status not in RUN_STATUSES:
+        raise ValueError(f"a crawl run's status is one of {', '.join(RUN_STATUSES)}")
     run.status, run.stats, run.finished_at = status, stats, utcnow()
 
 
 def latest_finished_run(session: Session, kind: str = "crawl") -> CrawlRun | None:
-    """The latest run of ``kind`` that ended (finished or failed)."""
+    """The latest run of ``kind`` that ended (finished, failed or aborted)."""
     return session.scalars(select(CrawlRun).where(CrawlRun.kind == kind,
                                                   CrawlRun.finished_at.is_not(None))
                            .order_by(CrawlRun.finished_at.desc(), CrawlRun.id.desc())

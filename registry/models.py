@@ -53,6 +53,12 @@ class Site(Base):
     # The crawler's memory of the site between runs (robots.txt for 24 h, the catch-all probe,
     # paths that answered 404): see crawler/memory.py. Not part of the action set.
     crawl_state: Mapped[dict[str, Any] | None]
+    # The recrawl schedule (registry/schedule.py): when the site is due next, the interval
+    # that led there (seconds), failed crawls in a row, when it was last crawled. Migration 0009.
+    next_crawl_at: Mapped[datetime | None] = mapped_column(index=True)
+    crawl_interval: Mapped[int | None]
+    crawl_failures: Mapped[int] = mapped_column(default=0, server_default="0")
+    last_crawled_at: Mapped[datetime | None]
 
     documents: Mapped[list[Document]] = relationship(back_populates="site")
 
@@ -135,11 +141,14 @@ class CrawlRun(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(20))  # crawl | ingest
-    status: Mapped[str] = mapped_column(String(20))  # running | finished | failed
+    # running | finished | failed | aborted (registry.crawl_state.sweep_abandoned_runs)
+    status: Mapped[str] = mapped_column(String(20), index=True)
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
     targets: Mapped[list[Any]]
     stats: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    heartbeat_at: Mapped[datetime | None]  # touched while the run is alive
+    owner: Mapped[str | None] = mapped_column(String(300))  # "hostname:pid"
 
 
 # GET /sites' order (registry.listing): when the action set last changed, else when the site

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from actiondex.commands import crawl, find, ingest, jobs, mcp, serve, store, validate
+from actiondex.commands import crawl, find, ingest, jobs, mcp, runs, serve, store, validate
 
 # In the order `actiondex --help` lists them.
-COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, ingest.ingest, store.index,
-                                      find.find, validate.validate, serve.serve, mcp.mcp,
-                                      serve.demo, jobs.schedule, jobs.worker]
+COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, runs.runs, ingest.ingest,
+                                      store.index, find.find, validate.validate, serve.serve,
+                                      mcp.mcp, serve.demo, jobs.schedule, jobs.worker]

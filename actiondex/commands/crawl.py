@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from actiondex import output
 from actiondex.commands.options import JsonOpt, PrivateOpt, ResolveOpt, load_settings
+from actiondex.runtime import UserError
+
+if TYPE_CHECKING:
+    from actiondex.crawling import CrawlOptions
 
 
 def crawl(
@@ -23,6 +27,13 @@ def crawl(
     no_index: Annotated[bool, typer.Option(
         "--no-index", help="Store only, leave the search index alone (crawl workers: the API "
         "replicas follow the store).")] = False,
+    due: Annotated[bool, typer.Option(
+        "--due", help="Crawl every stored site whose next crawl is due, once, and exit (for "
+                      "cron or a systemd timer); with TARGETs, only those of them that are "
+                      "due. Nothing due is not an error.")] = False,
+    limit: Annotated[int | None, typer.Option(
+        "--limit", min=1, help="With --due: crawl at most N sites, the most overdue first "
+                               "[default: 1000].")] = None,
     resolve: ResolveOpt = None,
     allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
@@ -31,8 +42,32 @@ def crawl(
     from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
     options = CrawlOptions(max_pages=max_pages, delay=delay, index=not no_index)
+    if due:
+        _crawl_due(targets or [], file, limit, resolve or [], allow_private, as_json, options)
+        return
+    if limit is not None:
+        raise UserError("--limit goes with --due (a plain crawl takes every TARGET)")
     summary = crawl_and_index(load_settings(), read_targets(targets or [], file), resolve or [],
                               allow_private, quiet=as_json, options=options)
     output.summary(summary, as_json)
     if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
+        raise typer.Exit(1)
+
+
+def _crawl_due(targets: list[str], file: Path | None, limit: int | None, resolve: list[str],
+               allow_private: bool | None, as_json: bool, options: CrawlOptions) -> None:
+    from actiondex.crawling import read_targets
+    from actiondex.due import DEFAULT_LIMIT, crawl_due
+
+    named = read_targets(targets, file) if targets or file else []
+    summary = crawl_due(load_settings(), named, limit or DEFAULT_LIMIT, resolve,
+                        allow_private, quiet=as_json, options=options)
+    if summary["due"] == 0:
+        if as_json:
+            output.summary(summary, as_json)
+        else:
+            output.info("nothing is due for a crawl")
+        return
+    output.summary(summary, as_json)
+    if summary["errors"] and summary["actions"] == 0:
         raise typer.Exit(1)

@@ -96,8 +96,12 @@ def test_a_site_stored_during_an_outage_is_spooled_then_promoted(
         stored = {host: n for host, n in conn.execute(
             select(Site.host, func.count(ActionRow.id)).join_from(Site, ActionRow)
             .group_by(Site.host))}
+        # The spooled site was scheduled when it was replayed, as the others at promotion.
+        scheduled = {host for host, due in conn.execute(select(Site.host, Site.next_crawl_at))
+                     if due is not None}
     engine.dispose()
     assert stored == {"before.test": 3, "during.test": 3, "late.test": 3}
+    assert scheduled == set(stored)
     assert Spool(tmp_path / "spool").waiting() == []
 
 

@@ -41,6 +41,7 @@ def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
            "ACTIONDEX_RESOLVE": ",".join(web.resolve_args()),
            "ACTIONDEX_SCHEDULE_INTERVAL": "2", "ACTIONDEX_STALLED_INTERVAL": "2",
            "ACTIONDEX_HEARTBEAT_INTERVAL": "1", "ACTIONDEX_STALLED_AFTER": "10",
+           "ACTIONDEX_CRAWL_HEARTBEAT": "1", "ACTIONDEX_CRAWL_STALE_AFTER": "15",
            "ACTIONDEX_JOB_TIMEOUT": "120", "ACTIONDEX_WORKER_DELAY": "0.02"}
     env.pop("ACTIONDEX_DEBUG", None)
     return env

@@ -49,3 +49,12 @@ def test_the_address_policy_settings_read_lists(monkeypatch: pytest.MonkeyPatch)
     assert settings.allow_private
     monkeypatch.setenv("ACTIONDEX_RESOLVE", "")
     assert Settings().resolve == []
+
+
+def test_recrawl_bounds_must_be_ordered() -> None:
+    settings = Settings(recrawl_min=600, recrawl_initial=600, recrawl_max=600)
+    assert (settings.recrawl_min, settings.recrawl_backoff_max) == (600, 7 * 86400)
+    with pytest.raises(ValueError, match="RECRAWL_MIN <= ACTIONDEX_RECRAWL_INITIAL"):
+        Settings(recrawl_min=7200, recrawl_initial=3600)
+    with pytest.raises(ValueError, match="greater than or equal"):
+        Settings(recrawl_min=0)

@@ -1,0 +1,67 @@
+"""`actiondex crawl --due`: crawl every site that is due once, then exit (a cron line or a
+systemd timer is all an embedded deployment needs to stay fresh).
+
+``crawl_selection`` is the one place that decides what such a run crawls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from actiondex.crawling import CrawlOptions, crawl_and_index
+from actiondex.runtime import UserError, open_store
+from crawler.targets import site_origin
+from registry.config import Settings
+from registry.db import transaction
+from registry.models import Site
+from registry.schedule import due_hosts, is_due
+from registry.store import utcnow
+
+DEFAULT_LIMIT = 1000  # sites one `crawl --due` takes at most; the rest wait for the next
+
+
+def crawl_selection(session: Session, limit: int, only: list[str] | None = None) -> list[str]:
+    """The targets (stored origins) one `crawl --due` run crawls, in order: the sites due now,
+    most overdue first; with ``only`` (hosts), just those of them that are due.
+
+    Pending submissions go first, here, once they exist (registry.submissions.pending_hosts).
+    """
+    now = utcnow()
+    if only is None:
+        hosts = due_hosts(session, now, limit)
+    else:
+        hosts = [host for host in dict.fromkeys(only) if is_due(session, host, now)][:limit]
+    query = select(Site.host, Site.origin).where(Site.host.in_(hosts))
+    origins = dict(session.execute(query).tuples().all())
+    return [origins[host] for host in hosts if host in origins]
+
+
+def target_hosts(targets: list[str]) -> list[str]:
+    """The hosts TARGETs name (domains or URLs); a malformed one is one clear line."""
+    hosts = []
+    for target in targets:
+        try:
+            hosts.append(site_origin(target)[0])
+        except ValueError as exc:
+            raise UserError(f"{target}: {exc}") from None
+    return hosts
+
+
+def crawl_due(settings: Settings, targets: list[str], limit: int, resolve: list[str],
+              allow_private: bool | None, quiet: bool = False,
+              options: CrawlOptions | None = None) -> dict[str, Any]:
+    """Crawl the sites that are due (of ``targets``, when given) and bring the index up to
+    date. Nothing due: an empty summary with ``due: 0``, not an error."""
+    only = target_hosts(targets) if targets else None
+    engine: Engine = open_store(settings)
+    with transaction(engine) as session:
+        selected = crawl_selection(session, limit, only)
+    if not selected:
+        return {"kind": "crawl", "due": 0, "sites": 0, "documents": 0, "actions": 0,
+                "flows": 0, "errors": 0, "changed_sites": [], "per_site": []}
+    summary = crawl_and_index(settings, selected, resolve, allow_private, quiet=quiet,
+                              options=options, engine=engine)
+    return {**summary, "due": len(selected)}

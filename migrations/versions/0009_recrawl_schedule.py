@@ -1,0 +1,44 @@
+"""recrawl schedule on sites, a lifecycle for crawl runs
+
+Why: `actiondex crawl --due` and the distributed scheduler need to know which sites are due
+without reading every site (sites.next_crawl_at, indexed) and how the next interval adapts
+(crawl_interval, crawl_failures, last_crawled_at). A crawl that dies must not stay `running`
+forever: crawl_runs.heartbeat_at and owner ("hostname:pid") let a sweep mark it aborted.
+
+Revision ID: 0009
+Revises: 0007
+Create Date: 2026-12-01
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = '0009'
+down_revision = '0007'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column('sites', sa.Column('next_crawl_at', sa.DateTime(), nullable=True))
+    op.add_column('sites', sa.Column('crawl_interval', sa.Integer(), nullable=True))
+    op.add_column('sites', sa.Column('crawl_failures', sa.Integer(), nullable=False,
+                                     server_default='0'))
+    op.add_column('sites', sa.Column('last_crawled_at', sa.DateTime(), nullable=True))
+    # Sites stored before the schedule existed are due at once, the longest unchanged first.
+    op.execute("UPDATE sites SET next_crawl_at = COALESCE(changed_at, created_at)")
+    op.create_index('ix_sites_next_crawl_at', 'sites', ['next_crawl_at'])
+    op.add_column('crawl_runs', sa.Column('heartbeat_at', sa.DateTime(), nullable=True))
+    op.add_column('crawl_runs', sa.Column('owner', sa.String(length=300), nullable=True))
+    op.create_index('ix_crawl_runs_status', 'crawl_runs', ['status'])
+
+
+def downgrade() -> None:
+    op.drop_index('ix_crawl_runs_status', table_name='crawl_runs')
+    with op.batch_alter_table('crawl_runs') as batch:
+        batch.drop_column('owner')
+        batch.drop_column('heartbeat_at')
+    op.drop_index('ix_sites_next_crawl_at', table_name='sites')
+    with op.batch_alter_table('sites') as batch:
+        for column in ('last_crawled_at', 'crawl_failures', 'crawl_interval', 'next_crawl_at'):
+            batch.drop_column(column)

@@ -1,0 +1,55 @@
+"""Crawls through `python -m actiondex` against small loopback webs, with recrawl bounds a
+test can tell from the defaults, and a look at the store they wrote."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine
+
+from actiondex.demo.web import DemoWeb
+
+CRAWL_TIMEOUT = 120
+RECRAWL = {"ACTIONDEX_RECRAWL_MIN": "600", "ACTIONDEX_RECRAWL_INITIAL": "7200",
+           "ACTIONDEX_RECRAWL_MAX": "86400", "ACTIONDEX_RECRAWL_BACKOFF_MAX": "3600",
+           "ACTIONDEX_CRAWL_HEARTBEAT": "0.5"}  # a heartbeat a test sees move
+ACTIONS = ('{"schema": "agent-actions/0.1", "actions": [{"name": "search", "method": "GET", '
+           '"path": "/s{?q}", "effect": "read", "title": "Search"}]}')
+
+
+def small_web(root: Path, hosts: tuple[str, ...], delays: dict[str, float] | None = None
+              ) -> DemoWeb:
+    """A DemoWeb (not started) whose ``hosts`` publish one action each."""
+    for host in hosts:
+        (root / host / ".well-known").mkdir(parents=True)
+        (root / host / ".well-known" / "agent-actions.json").write_text(ACTIONS)
+    return DemoWeb(root=root, delays=delays)
+
+
+def env_for(data_dir: Path, db_url: str) -> dict[str, str]:
+    env = {**os.environ, **RECRAWL, "ACTIONDEX_DATA_DIR": str(data_dir),
+           "ACTIONDEX_DATABASE_URL": db_url}
+    env.pop("ACTIONDEX_DEBUG", None)
+    return env
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "actiondex", *args]
+
+
+def actiondex(data_dir: Path, db_url: str, *args: str, timeout: float = CRAWL_TIMEOUT
+              ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command(*args), env=env_for(data_dir, db_url), text=True,
+                          capture_output=True, timeout=timeout)
+
+
+def crawl_args(web: DemoWeb, *extra: str) -> list[str]:
+    flags = [arg for entry in web.resolve_args() for arg in ("--resolve", entry)]
+    return ["crawl", "--json", "--delay", "0", *flags, *extra]
+
+
+def store_engine(db_url: str) -> Engine:
+    return create_engine(db_url.replace("postgresql://", "postgresql+psycopg://"))
