@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -61,6 +62,8 @@ async def run(url: str, data: Path, jobs: int, concurrency: int) -> list[tuple[i
     async def measured(*args: Any, **kwargs: Any) -> Any:
         result = await real_run_forked(*args, **kwargs)
         samples.append((len(samples) + 1, rss_mb()))
+        if len(samples) % 50 == 0:  # progress on stderr, in case the run is cut short
+            print(f"job {len(samples)}: {samples[-1][1]:.1f} MB", file=sys.stderr, flush=True)
         return result
 
     tasks.crawl_args, tasks.run_forked = stand_in, measured  # type: ignore[assignment]
