@@ -24,6 +24,7 @@ from registry.db import DB_AWAY, first_line
 class CrawlOptions:
     max_pages: int = 50  # sitemap pages per site
     delay: float = 1.0  # minimum seconds between requests to one host
+    index: bool = True  # bring the index up to date after (crawl workers serve no searches)
 
 
 def read_targets(targets: list[str], file: Path | None) -> list[str]:
@@ -71,8 +72,9 @@ def crawl_and_index(
     settings: Settings, targets: list[str], resolve: list[str], allow_private: bool | None,
     quiet: bool = False, options: CrawlOptions | None = None, engine: Engine | None = None,
 ) -> dict[str, Any]:
-    """Crawl into the store, bring the index up to date, return the crawl's summary.
-    ``engine``: the process's one engine, when the caller has the store open already."""
+    """Crawl into the store, bring the index up to date (unless ``options.index`` is off),
+    return the crawl's summary. ``engine``: the process's one engine, when the caller has the
+    store open already."""
     options = options or CrawlOptions()
     policy = make_policy(settings, resolve, allow_private)
     accepted = accepted_targets(targets, policy)
@@ -84,6 +86,8 @@ def crawl_and_index(
     except DB_AWAY as exc:  # before any site was fetched: the run could not be recorded
         raise StoreUnavailable(f"the database went away: {first_line(exc)}") from exc
     data = {**summary.model_dump(), "kind": "crawl"}
+    if not options.index:
+        return data
     try:
         open_index(settings, engine)
     except DB_AWAY as exc:

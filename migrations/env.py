@@ -22,6 +22,12 @@ def _engine() -> Engine:
     return engine
 
 
+def _ours(name: str | None, type_: str, _parents: object) -> bool:
+    """procrastinate's tables (the task queue of `actiondex worker`, applied by `actiondex
+    migrate` beside these revisions) are not our models: the drift check leaves them alone."""
+    return not (type_ == "table" and (name or "").startswith("procrastinate_"))
+
+
 def run_migrations_online() -> None:
     engine = _engine()
     with engine.connect() as connection:
@@ -34,6 +40,7 @@ def run_migrations_online() -> None:
             target_metadata=target_metadata,
             render_as_batch=connection.dialect.name == "sqlite",
             compare_type=True,
+            include_name=_ours,
             transaction_per_migration=False,
         )
         with context.begin_transaction(), warnings.catch_warnings():

@@ -57,6 +57,17 @@ class Settings(BaseSettings):
     submit_window: float = Field(3600.0, gt=0)
     submit_max_queued: int = Field(1000, ge=1)
     submit_client_key: str = ""
+    # Distributed crawling (`actiondex schedule` and `actiondex worker`, PostgreSQL only), in
+    # seconds: how often the scheduler enqueues due sites and looks for stalled jobs; a worker
+    # whose heartbeat is older than stalled_after is taken for dead and its job retried; a
+    # crawl child running longer than job_timeout is killed.
+    schedule_interval: Annotated[int, Field(ge=1, le=3600)] = 60
+    stalled_interval: Annotated[int, Field(ge=1, le=3600)] = 60
+    heartbeat_interval: Annotated[float, Field(gt=0)] = 10.0
+    stalled_after: Annotated[float, Field(gt=0)] = 60.0
+    job_timeout: Annotated[float, Field(gt=0)] = 1800.0
+    # Sites enqueued per scheduler tick, at most.
+    schedule_batch: Annotated[int, Field(ge=1)] = 1000
     # The adaptive recrawl schedule (registry/schedule.py), in seconds: a changed site comes
     # back sooner (never below MIN), an unchanged one later (never above MAX), a new site after
     # INITIAL; a failing one backs off exponentially up to BACKOFF_MAX.

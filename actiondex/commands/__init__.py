@@ -16,6 +16,7 @@ from actiondex.commands import (
     crawl,
     find,
     ingest,
+    jobs,
     mcp,
     runs,
     serve,
@@ -28,6 +29,7 @@ from actiondex.commands import (
 # In the order `actiondex --help` lists them.
 COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, submit.submit, runs.runs,
                                       ingest.ingest, store.index, find.find, validate.validate,
-                                      sites.history, serve.serve, mcp.mcp, serve.demo]
+                                      sites.history, serve.serve, mcp.mcp, serve.demo,
+                                      jobs.schedule, jobs.worker]
 # Commands with sub-commands (`actiondex sites remove HOST`): one typer app each.
 GROUPS: list[typer.Typer] = [sites.app]

@@ -24,6 +24,9 @@ def crawl(
         "--max-pages", min=0, help="HTML pages read per site from its sitemaps.")] = 50,
     delay: Annotated[float, typer.Option(
         "--delay", min=0.0, help="Minimum seconds between requests to one host.")] = 1.0,
+    no_index: Annotated[bool, typer.Option(
+        "--no-index", help="Store only, leave the search index alone (crawl workers: the API "
+        "replicas follow the store).")] = False,
     due: Annotated[bool, typer.Option(
         "--due", help="Crawl every stored site whose next crawl is due, once, and exit (for "
                       "cron or a systemd timer); with TARGETs, only those of them that are "
@@ -38,7 +41,7 @@ def crawl(
     """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references."""
     from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
-    options = CrawlOptions(max_pages=max_pages, delay=delay)
+    options = CrawlOptions(max_pages=max_pages, delay=delay, index=not no_index)
     if due:
         _crawl_due(targets or [], file, limit, resolve or [], allow_private, as_json, options)
         return

@@ -31,6 +31,10 @@ def migrate() -> None:
     engine = make_engine(settings)
     run_migrations(engine)
     output.info(f"database at head: {output.safe_url(settings.db_url)}")
+    if engine.dialect.name == "postgresql":  # the task queue of `schedule` and `worker`
+        from actiondex.jobs.schema import ensure_schema
+
+        output.info(f"task queue schema: {ensure_schema(engine)}")
     with transaction(engine) as session:
         refresh_index_parts(session)
 

@@ -1,0 +1,107 @@
+"""What `actiondex schedule` runs, as procrastinate periodic tasks on the ``schedule`` queue:
+
+- enqueue_due: due sites (pending submissions first, at a higher priority) become crawl jobs,
+  at most one queued per site;
+- retry_stalled: jobs of workers whose heartbeat stopped (killed, machine gone) go back to the
+  queue, as procrastinate does not retry them by itself; then crawl runs left ``running`` by
+  their dead children are marked aborted.
+
+Any number of schedulers may run: procrastinate defers each periodic tick once, and the
+queueing locks keep one of each task waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from procrastinate import App
+from procrastinate.exceptions import ConnectorException
+from procrastinate.jobs import Job, Status
+from sqlalchemy import Engine
+
+from actiondex.jobs import hooks
+from actiondex.jobs.app import SCHEDULE_QUEUE
+from actiondex.jobs.tasks import CRAWL_TASK, enqueue
+from registry.config import Settings
+from registry.db import make_engine, transaction
+from registry.store import utcnow
+
+log = logging.getLogger("actiondex.jobs")
+
+
+def cron_every(seconds: int) -> str:
+    """A procrastinate cron line (6th field: seconds) for "every ``seconds``"; below a minute
+    and above it, the interval should divide 60 (or 3600) to be even."""
+    if seconds < 60:
+        return f"* * * * * */{seconds}"
+    if seconds < 3600:
+        return f"*/{seconds // 60} * * * *"
+    return "0 * * * *"
+
+
+def register_periodic(app: App, settings: Settings) -> None:
+    engine = make_engine(settings)
+
+    @app.periodic(cron=cron_every(settings.schedule_interval), periodic_id="enqueue")
+    @app.task(name="actiondex.enqueue_due", queue=SCHEDULE_QUEUE, queueing_lock="enqueue_due")
+    async def enqueue_due(timestamp: int) -> dict[str, int]:
+        return await enqueue_due_sites(app, engine, settings)
+
+    @app.periodic(cron=cron_every(settings.stalled_interval), periodic_id="stalled")
+    @app.task(name="actiondex.retry_stalled", queue=SCHEDULE_QUEUE,
+              queueing_lock="retry_stalled")
+    async def retry_stalled(timestamp: int) -> dict[str, int]:
+        return await retry_stalled_jobs(app, engine, settings)
+
+
+async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
+    work = await asyncio.to_thread(_due_work, engine, settings.schedule_batch)
+    queued = 0
+    for host, target, priority in work:
+        queued += await enqueue(app, host, priority, target)
+    if work:
+        log.info("scheduler: %d sites due, %d enqueued (the others are queued already)",
+                 len(work), queued)
+    return {"due": len(work), "enqueued": queued}
+
+
+def _due_work(engine: Engine, limit: int) -> list[tuple[str, str | None, int]]:
+    with transaction(engine) as session:
+        return hooks.due_work(session, utcnow(), limit)
+
+
+async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
+    stalled = list(await app.job_manager.get_stalled_jobs(
+        task_name=CRAWL_TASK, seconds_since_heartbeat=settings.stalled_after))
+    retried = 0
+    for job in stalled:
+        retried += await _retry(app, job)
+    # A crawl run's own heartbeat (ACTIONDEX_CRAWL_STALE_AFTER), not the worker's: the run
+    # may belong to a crawl outside the queue.
+    stale = getattr(settings, "crawl_stale_after", settings.stalled_after)
+    swept = await asyncio.to_thread(_sweep, engine, stale)
+    if stalled or swept:
+        log.info("scheduler: %d stalled jobs, %d retried; %s abandoned crawl runs aborted",
+                 len(stalled), retried, swept)
+    return {"stalled": len(stalled), "retried": retried, "swept": swept or 0}
+
+
+async def _retry(app: App, job: Job) -> bool:
+    """Back to the queue; when another job for the host waits already (its queueing lock), the
+    stalled one is ended as failed instead: the waiting one does the crawl."""
+    try:
+        await app.job_manager.retry_job(job)
+    except ConnectorException as exc:
+        log.info("scheduler: job %s (%s): another is queued (%s); ended as failed",
+                 job.id, job.task_kwargs.get("host"), type(exc).__name__)
+        await app.job_manager.finish_job(job, status=Status.FAILED, delete_job=False)
+        return False
+    log.info("scheduler: job %s (%s) of a dead worker back in the queue",
+             job.id, job.task_kwargs.get("host"))
+    return True
+
+
+def _sweep(engine: Engine, stale_after: float) -> int | None:
+    with transaction(engine) as session:
+        return hooks.sweep_abandoned_runs(session, utcnow(), stale_after)

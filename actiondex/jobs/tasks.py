@@ -1,0 +1,132 @@
+"""The crawl job: one site, run in a supervised child process (actiondex.jobs.child).
+
+Politeness across workers: every job of a host carries the procrastinate ``lock``
+``crawl:HOST``, so two workers never crawl one host at once, and waits until the previous
+crawl of the host ended plus its robots.txt Crawl-delay. Exactly once per due period: at most
+one job per host waits in the queue (``queueing_lock``), and a job re-checks that its site is
+still due before it crawls, since the scheduler may have enqueued it again while one ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from procrastinate import App, JobContext, RetryStrategy
+from procrastinate.exceptions import AlreadyEnqueued
+from protego import Protego
+from sqlalchemy import Engine, select
+
+from actiondex.jobs import hooks
+from actiondex.jobs.app import CRAWL_QUEUE
+from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
+from actiondex.jobs.forked import run_forked
+from registry.config import Settings
+from registry.db import make_engine, transaction
+from registry.models import Site
+from registry.store import utcnow
+
+log = logging.getLogger("actiondex.jobs")
+CRAWL_TASK = "actiondex.crawl_site"
+MAX_CRAWL_DELAY = 30.0  # as the crawler's cap (crawler/robots.py): a longer one skips the site
+
+
+def host_lock(host: str) -> str:
+    return f"crawl:{host}"
+
+
+@dataclass(frozen=True)
+class CrawlKnobs:
+    """What every crawl of this worker is given (`actiondex worker --delay --max-pages`)."""
+
+    delay: float = 1.0
+    max_pages: int = 50
+    fresh: bool = False  # each child a fresh interpreter rather than forked pre-loaded
+
+
+def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> None:
+    engine = make_engine(settings)
+    knobs = knobs or CrawlKnobs()
+
+    # A child that crashed or timed out is tried twice more, a minute apart; a crawl that ran
+    # and found errors is a result (the schedule backs the site off), not a retry.
+    @app.task(name=CRAWL_TASK, queue=CRAWL_QUEUE, pass_context=True,
+              retry=RetryStrategy(max_attempts=2, wait=60, retry_exceptions={ChildFailed}))
+    async def crawl_site(context: JobContext, host: str, target: str | None = None
+                         ) -> dict[str, Any]:
+        return await crawl_one(engine, settings, knobs, host, target,
+                               context.worker_name or "worker")
+
+
+async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
+    """Defer a crawl of ``host`` (at ``target``, a submitted URL, while the site is not stored);
+    False when one is queued for it already."""
+    task = app.tasks[CRAWL_TASK]
+    try:
+        await task.configure(lock=host_lock(host), queueing_lock=host_lock(host),
+                             priority=priority).defer_async(host=host, target=target)
+    except AlreadyEnqueued:
+        return False
+    return True
+
+
+async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host: str,
+                    submitted_at: str | None, worker: str) -> dict[str, Any]:
+    due, wait, stored_at, submitted = await asyncio.to_thread(_check, engine, settings, host)
+    if not due:
+        log.info("%s: %s is not due any more, skipped", worker, host)
+        return {"host": host, "skipped": "not-due"}
+    if wait > 0:
+        log.info("%s: %s: waiting %.1f s for its Crawl-delay", worker, host, wait)
+        await asyncio.sleep(wait)
+    started = datetime.now(UTC)
+    log.info("%s: crawling %s", worker, host)
+    # A submitted site is crawled as such (the schedule knows it only once stored).
+    target = stored_at or submitted_at or host
+    args = crawl_args(target, hooks.has_schedule() and not submitted, knobs.delay,
+                      knobs.max_pages)
+    if knobs.fresh:
+        result = await run_child(interpreter(args), settings.job_timeout)
+    else:
+        result = await run_forked(args, settings.job_timeout)
+    summary = result.summary
+    log.info("%s: %s crawled in %.1f s (exit %d): %s", worker, host,
+             (datetime.now(UTC) - started).total_seconds(), result.returncode,
+             summary["error"].get("message") if isinstance(summary.get("error"), dict) else
+             f"{summary.get('documents')} documents, {summary.get('actions')} actions, "
+             f"{summary.get('errors')} errors")
+    return {"host": host, "exit": result.returncode, "started_at": started.isoformat(),
+            **{k: summary.get(k) for k in ("sites", "documents", "actions", "errors",
+                                           "requests", "seconds", "changed_sites")},
+            **({"error": summary["error"]} if "error" in summary else {})}
+
+
+def _check(engine: Engine, settings: Settings, host: str
+           ) -> tuple[bool, float, str | None, bool]:
+    """(still due?, seconds to wait for the Crawl-delay since the previous crawl ended, the
+    stored origin (it keeps the scheme and port), whether a submission waits for it)."""
+    now = utcnow()
+    with transaction(engine) as session:
+        submitted = hooks.submitted(session, host)
+        if not hooks.is_due(session, host, now):
+            return False, 0.0, None, submitted
+        site = session.scalar(select(Site).where(Site.host == host))
+        if site is None:
+            return True, 0.0, None, submitted
+        delay = crawl_delay(site.crawl_state, settings.user_agent)
+        ended = hooks.last_crawled_at(site)
+    wait = max(0.0, delay - (now - ended).total_seconds()) if delay and ended else 0.0
+    return True, wait, site.origin, submitted
+
+
+def crawl_delay(state: dict[str, Any] | None, user_agent: str) -> float | None:
+    """The Crawl-delay of the robots.txt the crawler remembers for the site (crawler/memory.py),
+    capped as the crawler caps it."""
+    robots = (state or {}).get("robots")
+    if not isinstance(robots, dict) or not isinstance(robots.get("body"), str):
+        return None
+    delay = Protego.parse(robots["body"]).crawl_delay(user_agent)
+    return min(float(delay), MAX_CRAWL_DELAY) if delay else None

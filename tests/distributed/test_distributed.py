@@ -1,0 +1,204 @@
+"""Two workers and the scheduler over 100 loopback sites on PostgreSQL, started with the
+commands docker-compose.yml runs: every site crawled exactly once in the due period, one worker
+killed with -9 mid-crawl and its job retried on the other, no host crawled by two at once, and
+the store consistent at the end."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, func, select, text
+
+from actiondex.jobs import hooks
+from registry.db import transaction
+from registry.models import ActionRow, CrawlRun, Document, Site
+from tests.distributed.compose import local
+from tests.distributed.web import make_known, request_times, robots_fetches, shops
+from tests.helpers.db import engine_for
+from tests.hostile.server import LoopbackWeb
+
+# Each crawl is a child process (~4 CPU-seconds of start-up: Python, Scrapy, the store), so
+# 100 sites cost about 4 minutes of two cores; fewer with ACTIONDEX_TEST_DIST_SITES.
+SITES = int(os.environ.get("ACTIONDEX_TEST_DIST_SITES", "100"))
+DEADLINE = 60 + 8 * SITES  # seconds for all of them, on a busy two-core machine
+pytestmark = pytest.mark.timeout(DEADLINE + 180)
+
+
+def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
+    """Short intervals for a test: enqueue and look for stalled jobs every 2 s, a worker is
+    dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
+    workers' crawls are fast (loopback)."""
+    env = {**os.environ, "ACTIONDEX_DATABASE_URL": url, "ACTIONDEX_DATA_DIR": str(data_dir),
+           "ACTIONDEX_RESOLVE": ",".join(web.resolve_args()),
+           "ACTIONDEX_SCHEDULE_INTERVAL": "2", "ACTIONDEX_STALLED_INTERVAL": "2",
+           "ACTIONDEX_HEARTBEAT_INTERVAL": "1", "ACTIONDEX_STALLED_AFTER": "10",
+           "ACTIONDEX_CRAWL_HEARTBEAT": "1", "ACTIONDEX_CRAWL_STALE_AFTER": "15",
+           "ACTIONDEX_JOB_TIMEOUT": "120", "ACTIONDEX_WORKER_DELAY": "0.02"}
+    env.pop("ACTIONDEX_DEBUG", None)
+    return env
+
+
+@contextmanager
+def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log.open("wb") as sink, subprocess.Popen(local(name), env=env, stdout=sink,
+                                                  stderr=subprocess.STDOUT) as proc:
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=60)
+
+
+def crawling_now(log: Path) -> set[str]:
+    """Hosts a worker's log says it is crawling and has not finished."""
+    begun, ended = set(), set()
+    for line in log.read_text(errors="replace").splitlines():
+        if ": crawling " in line:
+            begun.add(line.rsplit(" ", 1)[-1])
+        elif " crawled in " in line:
+            ended.add(line.split(": ", 2)[1].split(" ")[0])
+    return begun - ended
+
+
+def crawled(engine: Engine) -> int:
+    with transaction(engine) as session:
+        return int(session.scalar(select(func.count()).select_from(Site)
+                                  .where(Site.crawl_state.is_not(None))) or 0)
+
+
+def wait_until(check: Any, seconds: float, what: str, *procs: subprocess.Popen[bytes]) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for proc in procs:
+            assert proc.poll() is None, f"{proc.args} exited with {proc.returncode}"
+        if result := check():
+            return result
+        time.sleep(0.5)
+    pytest.fail(f"{what}: not within {seconds:.0f} s")
+
+
+def children_of_target(target: str) -> list[int]:
+    """Processes whose command line names ``target`` (the killed worker's crawl children)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if entry.name.isdigit() and target.encode() in cmdline and b"crawl" in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_two_workers_and_the_scheduler(empty_pg_url: str, tmp_path: Path) -> None:
+    with LoopbackWeb(shops(SITES, delayed=3, delay=0.5)) as web:
+        env = env_for(empty_pg_url, tmp_path, web)
+        migrate = subprocess.run(local("migrate"), env=env, capture_output=True, timeout=180)
+        assert migrate.returncode == 0, migrate.stderr
+        engine = engine_for(empty_pg_url, tmp_path)
+        try:
+            run_cluster(web, engine, env, tmp_path)
+        finally:
+            engine.dispose()
+
+
+def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path: Path) -> None:
+    """The scheduler and two workers; worker a killed with -9 while it crawls."""
+    with transaction(engine) as session:  # sites the registry knows, none crawled yet
+        make_known(session, {host: f"http://{host}:{web.port}" for host in web.sites})
+    logs = {n: tmp_path / f"{n}.log" for n in ("scheduler", "worker-a", "worker-b")}
+    with started("scheduler", env, logs["scheduler"]) as scheduler, \
+            started("worker", env, logs["worker-a"]) as worker_a, \
+            started("worker", env, logs["worker-b"]) as worker_b:
+        wait_until(lambda: crawled(engine) >= 10, DEADLINE / 2, "10 sites crawled",
+                   scheduler, worker_a, worker_b)
+        wait_until(lambda: crawling_now(logs["worker-a"]), 60, "worker a crawling",
+                   scheduler, worker_a, worker_b)
+        worker_a.send_signal(signal.SIGKILL)
+        worker_a.wait(timeout=10)
+        killed = crawling_now(logs["worker-a"])  # its log is complete now
+        targets = [f"{host}:{web.port}" for host in killed]
+        wait_until(lambda: not any(children_of_target(t) for t in targets), 10,
+                   "the killed worker's children gone with it")
+        wait_until(lambda: crawled(engine) == SITES, DEADLINE, "every site crawled",
+                   scheduler, worker_b)
+        if hooks.has_sweep():  # the scheduler marks the killed children's runs aborted
+            wait_until(lambda: not running_runs(engine), 30, "abandoned runs swept",
+                       scheduler, worker_b)
+        time.sleep(6)  # a few more scheduler ticks: nothing is crawled twice
+        for proc in (worker_b, scheduler):
+            proc.send_signal(signal.SIGTERM)
+        assert worker_b.wait(timeout=90) == 0, logs["worker-b"].read_text()[-2000:]
+        assert scheduler.wait(timeout=90) == 0, logs["scheduler"].read_text()[-2000:]
+    assert_crawled_once(web, engine, killed)
+    assert_store_consistent(engine, killed)
+    said = logs["scheduler"].read_text()
+    for host in killed:  # the dead worker's job was found stalled: retried, or ended
+        assert f"({host}) of a dead worker back in the queue" in said or \
+            f"({host}): another is queued" in said, host
+
+
+def running_runs(engine: Engine) -> list[list[str]]:
+    with transaction(engine) as session:
+        return list(session.scalars(select(CrawlRun.targets)
+                                    .where(CrawlRun.status == "running")))
+
+
+def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> None:
+    fetches = robots_fetches(web)
+    assert set(fetches) == set(web.sites)
+    for host, count in fetches.items():
+        # The killed worker's crawls began once before the kill and once on retry.
+        assert count == 1 or (host in killed and count == 2), (host, count)
+    runs = finished_runs(engine)
+    assert {host for host, _, _ in runs} == set(web.sites)
+    assert len(runs) == SITES, "a site has two finished crawl runs"
+    # No host was crawled by two at once: each host's requests (the killed crawl's apart) all
+    # fall inside its one finished run.
+    offset = time.time() - time.monotonic()
+    times = request_times(web)
+    for host, start, end in runs:
+        if host in killed:
+            continue
+        assert all(start - 1 <= t + offset <= end + 1 for t in times[host]), host
+
+
+def finished_runs(engine: Engine) -> list[tuple[str, float, float]]:
+    """(host, started, finished) of every finished crawl run, one per target."""
+    with transaction(engine) as session:
+        rows = session.execute(select(CrawlRun.targets, CrawlRun.started_at,
+                                      CrawlRun.finished_at).where(CrawlRun.status == "finished"))
+        return [(target.split("//")[1].split(":")[0], started.replace(tzinfo=UTC).timestamp(),
+                 ended.replace(tzinfo=UTC).timestamp())
+                for targets, started, ended in rows for target in targets]
+
+
+def assert_store_consistent(engine: Engine, killed: set[str]) -> None:
+    with transaction(engine) as session:
+        assert session.scalar(select(func.count()).select_from(Site)) == SITES
+        per_site = session.execute(select(Site.host, func.count(Document.id))
+                                   .join(Document).group_by(Site.host)).all()
+        assert len(per_site) == SITES and all(n == 1 for _, n in per_site), per_site
+        actions = session.execute(select(ActionRow.site_id, func.count())
+                                  .group_by(ActionRow.site_id)).all()
+        assert len(actions) == SITES and all(n == 1 for _, n in actions)
+        jobs = dict(session.execute(text(
+            "SELECT status, count(*) FROM procrastinate_jobs WHERE task_name = "
+            "'actiondex.crawl_site' GROUP BY status")).all())
+    running = running_runs(engine)
+    if hooks.has_sweep():
+        assert running == [], running  # the killed children's runs were marked aborted
+    else:  # before the schedule's sweep: only the killed children's runs are left open
+        hosts = {t.split("//")[1].split(":")[0] for targets in running for t in targets}
+        assert hosts <= killed, (hosts, killed)
+    assert "doing" not in jobs, jobs  # the dead worker's jobs were not left behind

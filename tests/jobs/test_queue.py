@@ -1,0 +1,127 @@
+"""The queue on PostgreSQL: one queued crawl per site (queueing lock), the per-host lock,
+the stalled-job retry of the scheduler, and the commands refusing what they cannot run on."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+
+from actiondex.jobs.app import make_app
+from actiondex.jobs.periodic import cron_every, retry_stalled_jobs
+from actiondex.jobs.schema import ensure_schema
+from actiondex.jobs.tasks import crawl_delay, enqueue, host_lock
+from registry.config import Settings
+from registry.db import migrate
+from tests.helpers.cli import one_line_error, run
+from tests.helpers.db import engine_for
+
+
+@pytest.fixture
+def queue(empty_pg_url: str, tmp_path: Path) -> Iterator[tuple[Settings, Engine]]:
+    engine = engine_for(empty_pg_url, tmp_path)
+    migrate(engine)
+    ensure_schema(engine)
+    yield Settings(database_url=empty_pg_url, data_dir=tmp_path, stalled_after=5), engine
+    engine.dispose()
+
+
+def jobs(engine: Engine) -> list[tuple[Any, ...]]:
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(text(
+            "SELECT args->>'host', status, lock, queueing_lock, priority FROM procrastinate_jobs"
+            " WHERE task_name = 'actiondex.crawl_site' ORDER BY id"))]
+
+
+def test_one_queued_job_per_site_with_its_host_lock(queue: tuple[Settings, Engine]) -> None:
+    settings, engine = queue
+
+    async def go() -> list[bool]:
+        app = make_app(settings)
+        async with app.open_async():
+            return [await enqueue(app, "a.test", 10), await enqueue(app, "a.test", 0),
+                    await enqueue(app, "b.test", 0)]
+
+    assert asyncio.run(go()) == [True, False, True]
+    assert jobs(engine) == [("a.test", "todo", "crawl:a.test", "crawl:a.test", 10),
+                            ("b.test", "todo", "crawl:b.test", "crawl:b.test", 0)]
+
+
+def _stall(engine: Engine, host: str) -> None:
+    """The job of ``host`` taken by a worker that then went silent an hour ago."""
+    with engine.begin() as conn:
+        worker = conn.scalar(text("SELECT worker_id FROM procrastinate_register_worker_v1()"))
+        conn.execute(text("SELECT procrastinate_fetch_job_v2(ARRAY['crawl'], :w)"),
+                     {"w": worker})
+        conn.execute(text("UPDATE procrastinate_workers SET last_heartbeat = now() - "
+                          "interval '1 hour' WHERE id = :w"), {"w": worker})
+
+
+def test_a_dead_workers_job_goes_back_to_the_queue(queue: tuple[Settings, Engine]) -> None:
+    settings, engine = queue
+
+    async def go(stall_first: bool) -> dict[str, int]:
+        app = make_app(settings)
+        async with app.open_async():
+            await enqueue(app, "a.test", 0)
+            _stall(engine, "a.test")
+            assert jobs(engine)[0][1] == "doing"
+            if not stall_first:  # the scheduler queued the site again meanwhile
+                assert await enqueue(app, "a.test", 0)
+            return await retry_stalled_jobs(app, engine, settings)
+
+    said = asyncio.run(go(stall_first=True))
+    assert (said["stalled"], said["retried"]) == (1, 1)
+    assert [status for _, status, *_ in jobs(engine)] == ["todo"]
+
+
+def test_a_stalled_job_with_another_queued_ends_failed(queue: tuple[Settings, Engine]) -> None:
+    settings, engine = queue
+
+    async def go() -> dict[str, int]:
+        app = make_app(settings)
+        async with app.open_async():
+            await enqueue(app, "a.test", 0)
+            _stall(engine, "a.test")
+            assert await enqueue(app, "a.test", 0)  # queued again while "running"
+            return await retry_stalled_jobs(app, engine, settings)
+
+    said = asyncio.run(go())
+    assert (said["stalled"], said["retried"]) == (1, 0)
+    assert [status for _, status, *_ in jobs(engine)] == ["failed", "todo"]
+
+
+def test_crawl_delay_from_the_remembered_robots() -> None:
+    state = {"robots": {"status": 200, "body": "User-agent: *\nCrawl-delay: 2.5\n", "at": 1}}
+    assert crawl_delay(state, "actiondex/0.1") == 2.5
+    state["robots"]["body"] = "User-agent: *\nCrawl-delay: 300\n"
+    assert crawl_delay(state, "actiondex/0.1") == 30.0  # the crawler's cap
+    assert crawl_delay({"robots": {"status": 404, "body": "", "at": 1}}, "x") is None
+    assert crawl_delay(None, "x") is None
+    assert host_lock("a.test") == "crawl:a.test"
+
+
+def test_cron_lines_for_intervals() -> None:
+    assert cron_every(2) == "* * * * * */2"
+    assert cron_every(300) == "*/5 * * * *"
+    assert cron_every(3600) == "0 * * * *"
+
+
+@pytest.mark.parametrize("command", ["worker", "schedule"])
+def test_sqlite_is_refused_in_one_line(command: str, tmp_path: Path) -> None:
+    proc = run(tmp_path, command)
+    assert proc.returncode == 2
+    assert "needs PostgreSQL" in one_line_error(proc)
+
+
+def test_a_database_without_the_queue_is_refused(empty_pg_url: str, tmp_path: Path) -> None:
+    engine = engine_for(empty_pg_url, tmp_path)
+    migrate(engine)  # our tables, but not procrastinate's
+    engine.dispose()
+    proc = run(tmp_path, "worker", db_url=empty_pg_url)
+    assert proc.returncode == 2
+    assert "run `actiondex migrate` first" in one_line_error(proc)
