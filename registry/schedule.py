@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import ColumnElement, select, true
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from registry.config import Settings
@@ -92,10 +92,8 @@ def after_crawl(session: Session, site_or_host: Site | str, outcome: Outcome, bo
 
 
 def not_removed() -> ColumnElement[bool]:
-    """Sites a schedule may pick: those an operator has not removed. ``Site.removed_at`` comes
-    with the history work (migration 0008); until it is merged every site qualifies."""
-    removed_at = getattr(Site, "removed_at", None)
-    return removed_at.is_(None) if removed_at is not None else true()
+    """Sites a schedule may pick: those an operator has not removed (``sites remove``)."""
+    return Site.removed_at.is_(None)
 
 
 def due_hosts(session: Session, now: datetime, limit: int | None = None) -> list[str]:

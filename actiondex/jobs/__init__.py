@@ -7,7 +7,7 @@
   restart in a process); the child dies with its worker and has a timeout.
 - periodic: what `actiondex schedule` runs: enqueue due sites, retry stalled jobs, sweep
   abandoned crawl runs.
-- hooks: the schedule's and the submissions' functions, when they are there.
+- hooks: what the queue asks the store (the schedule, submissions, the run sweep).
 
 registry/ never imports this package: the queue is a deployment's choice, not the core's.
 """

@@ -79,7 +79,7 @@ async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> di
         retried += await _retry(app, job)
     # A crawl run's own heartbeat (ACTIONDEX_CRAWL_STALE_AFTER), not the worker's: the run
     # may belong to a crawl outside the queue.
-    stale = getattr(settings, "crawl_stale_after", settings.stalled_after)
+    stale = settings.crawl_stale_after
     swept = await asyncio.to_thread(_sweep, engine, stale)
     if stalled or swept:
         log.info("scheduler: %d stalled jobs, %d retried; %s abandoned crawl runs aborted",

@@ -86,7 +86,7 @@ async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host:
     log.info("%s: crawling %s", worker, host)
     # A submitted site is crawled as such (the schedule knows it only once stored).
     target = stored_at or submitted_at or host
-    args = crawl_args(target, hooks.has_schedule() and not submitted, knobs.delay,
+    args = crawl_args(target, not submitted, knobs.delay,
                       knobs.max_pages)
     if knobs.fresh:
         result = await run_child(interpreter(args), settings.job_timeout)
@@ -117,7 +117,7 @@ def _check(engine: Engine, settings: Settings, host: str
         if site is None:
             return True, 0.0, None, submitted
         delay = crawl_delay(site.crawl_state, settings.user_agent)
-        ended = hooks.last_crawled_at(site)
+        ended = site.last_crawled_at
     wait = max(0.0, delay - (now - ended).total_seconds()) if delay and ended else 0.0
     return True, wait, site.origin, submitted
 

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from actiondex.jobs import hooks
 from registry.db import transaction
 from registry.models import ActionRow, CrawlRun, Document, Site
 from tests.distributed.compose import local
@@ -132,9 +131,9 @@ def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path:
                    "the killed worker's children gone with it")
         wait_until(lambda: crawled(engine) == SITES, DEADLINE, "every site crawled",
                    scheduler, worker_b)
-        if hooks.has_sweep():  # the scheduler marks the killed children's runs aborted
-            wait_until(lambda: not running_runs(engine), 30, "abandoned runs swept",
-                       scheduler, worker_b)
+        # the killed children's runs are marked aborted (by the scheduler or a crawl's start)
+        wait_until(lambda: not running_runs(engine), 30, "abandoned runs swept",
+                   scheduler, worker_b)
         time.sleep(6)  # a few more scheduler ticks: nothing is crawled twice
         for proc in (worker_b, scheduler):
             proc.send_signal(signal.SIGTERM)
@@ -196,9 +195,5 @@ def assert_store_consistent(engine: Engine, killed: set[str]) -> None:
             "SELECT status, count(*) FROM procrastinate_jobs WHERE task_name = "
             "'actiondex.crawl_site' GROUP BY status")).all())
     running = running_runs(engine)
-    if hooks.has_sweep():
-        assert running == [], running  # the killed children's runs were marked aborted
-    else:  # before the schedule's sweep: only the killed children's runs are left open
-        hosts = {t.split("//")[1].split(":")[0] for targets in running for t in targets}
-        assert hosts <= killed, (hosts, killed)
+    assert running == [], running  # the killed children's runs were marked aborted
     assert "doing" not in jobs, jobs  # the dead worker's jobs were not left behind
