@@ -96,13 +96,12 @@ def promote_site(
             result.errors.append(failure.code)
     if not result.errors and site.last_error is not None:
         site.last_error = site.last_error_at = None  # an error of an earlier crawl, now gone
-    if result.changed:
-        _refresh_site_text(site, update)
-        changes.write(now, run_id)
     session.flush()
     result.actions, result.flows = count_site(session, site.id)
     if result.changed:  # last: from its number to the commit, changes wait (registry.clock)
+        _refresh_site_text(site, update)
         mark_changed(session, site, now)
+        changes.write(now, run_id)  # at the version mark_changed gave
         session.flush()
     return result
 
