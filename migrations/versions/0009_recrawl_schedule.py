@@ -34,11 +34,12 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # Not batch mode: on SQLite it copies the table and drops the old one, and dropping sites
+    # deletes every document and action through their ON DELETE CASCADE (crawl_runs: every
+    # history entry's run id). SQLite >= 3.35 drops a column in place.
     op.drop_index('ix_crawl_runs_status', table_name='crawl_runs')
-    with op.batch_alter_table('crawl_runs') as batch:
-        batch.drop_column('owner')
-        batch.drop_column('heartbeat_at')
+    for column in ('owner', 'heartbeat_at'):
+        op.drop_column('crawl_runs', column)
     op.drop_index('ix_sites_next_crawl_at', table_name='sites')
-    with op.batch_alter_table('sites') as batch:
-        for column in ('last_crawled_at', 'crawl_failures', 'crawl_interval', 'next_crawl_at'):
-            batch.drop_column(column)
+    for column in ('last_crawled_at', 'crawl_failures', 'crawl_interval', 'next_crawl_at'):
+        op.drop_column('sites', column)
