@@ -12,8 +12,9 @@ from rich.status import Status
 from sqlalchemy import Engine
 
 from actiondex import output
+from actiondex.policy import Refused, make_policy
 from actiondex.runtime import StoreUnavailable, UserError, open_index, open_store
-from crawler.guard import AddressPolicy, policy_from
+from crawler.guard import AddressPolicy
 from crawler.run import run_crawl
 from crawler.targets import check_targets
 from registry.config import Settings
@@ -42,19 +43,6 @@ def read_targets(targets: list[str], file: Path | None) -> list[str]:
     return found
 
 
-
-
-class Refused(UserError):
-    code = "refused"
-
-
-def make_policy(settings: Settings, resolve: list[str],
-                allow_private: bool | None) -> AddressPolicy:
-    """The address policy of the settings and the command line's flags."""
-    try:
-        return policy_from(settings, resolve, allow_private)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
 
 
 def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:

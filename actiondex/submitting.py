@@ -10,28 +10,16 @@ from collections.abc import Callable
 from sqlalchemy import Engine
 
 from actiondex import output
-from actiondex.runtime import UserError, open_store
+from actiondex.policy import Refused, make_policy
+from actiondex.runtime import open_store
 from api.routes.submissions import TargetCheck
 from api.submission_resources import submission_out
-from crawler.guard import AddressPolicy, policy_from
+from crawler.guard import AddressPolicy
 from crawler.targets import check_targets
 from registry.config import Settings
 from registry.db import transaction
 from registry.store import utcnow
 from registry.submissions import submit
-
-
-class Refused(UserError):
-    code = "refused"
-
-
-def make_policy(settings: Settings, resolve: list[str],
-                allow_private: bool | None) -> AddressPolicy:
-    """As actiondex.crawling's, without loading the crawler (Scrapy) into `serve`."""
-    try:
-        return policy_from(settings, resolve, allow_private)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
 
 
 def policy_check(policy: AddressPolicy) -> TargetCheck:

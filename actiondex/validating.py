@@ -60,7 +60,7 @@ def validate_target(target: str, origin: str | None, resolve: list[str],
         return validate_file(path, origin)
     url = _as_url(target)
     # The crawler (and Scrapy) load only when something is fetched; a file needs neither.
-    from actiondex.crawling import make_policy
+    from actiondex.policy import make_policy
     from crawler.fetch import fetch_document, fetch_site
 
     config = settings()

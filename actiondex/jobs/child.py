@@ -39,9 +39,9 @@ class ChildResult:
 
 def crawl_args(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
     """`actiondex` arguments of a job: `crawl --due TARGET` re-checks and updates the schedule
-    in the child; a submitted site (perhaps not stored yet) is a plain `crawl TARGET`. No index: a worker serves
-    no searches (the API replicas keep theirs from the store), and an index per worker would
-    cost every crawl a sync."""
+    in the child; a submitted site (perhaps not stored yet) is a plain `crawl TARGET`. No
+    index: a worker serves no searches (the API replicas keep theirs from the store), and an
+    index per worker would cost every crawl a sync."""
     return ["crawl", *(["--due"] if due else []), target, "--json", "--no-index",
             "--delay", f"{delay:g}", "--max-pages", str(max_pages)]
 
