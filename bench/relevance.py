@@ -1,6 +1,6 @@
 """Relevance: tool-retrieval benchmarks through GET /find's code, against rank-bm25.
 
-    .venv/bin/python -m bench.relevance [--toollens DIR] [--metatool DIR]
+    .venv/bin/python -m bench.relevance [--toollens DIR] [--metatool DIR] [--sample N]
 
 Two benchmarks from different sources, neither shipped with the repo:
 
@@ -28,6 +28,7 @@ import argparse
 import json
 import logging
 import math
+import random
 import re
 import statistics
 import tempfile
@@ -178,6 +179,15 @@ def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet]) -> None
                       flush=True)
 
 
+def sampled(queries: list[dict], size: int) -> list[dict]:
+    """A seeded random ``size`` of ``queries`` in their own order (all when ``size`` is 0 or
+    not smaller): every run and every branch scores the same requests."""
+    if not size or size >= len(queries):
+        return queries
+    keep = set(random.Random(13).sample(range(len(queries)), size))
+    return [q for i, q in enumerate(queries) if i in keep]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--toollens", type=Path, default=toollens.DEFAULT_DATA, metavar="DIR",
@@ -185,6 +195,9 @@ def main() -> None:
     parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR",
                         help="checkout or bare clone of HowieHwong/MetaTool "
                              "(default: %(default)s)")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="score a seeded random N requests of each set (default: all); "
+                             "for quick comparisons, the full sets for the table")
     args = parser.parse_args()
     logging.getLogger("alembic").setLevel(logging.WARNING)  # each store's migrations: noise here
     ran = 0
@@ -194,7 +207,8 @@ def main() -> None:
         except FileNotFoundError as exc:
             print(f"{module.NAME}: skipped, {exc}")
             continue
-        run(module.NAME, module.DOMAIN, tools, [QuerySet(*s) for s in sets])
+        run(module.NAME, module.DOMAIN, tools, [QuerySet(title, sampled(queries, args.sample))
+                                                for title, queries in sets])
         ran += 1
     if not ran:
         raise SystemExit("no benchmark data found (see --help)")
