@@ -57,3 +57,9 @@ def load(root: Path) -> tuple[list[dict], list[tuple[str, list[dict]]]]:
     multis = [{"qid": f"m{i}", "query": row["query"], "relevant": row["tool"]}
               for i, row in enumerate(json.loads(multi))]
     return tools, [("single-tool requests", singles), ("multi-tool requests", multis)]
+
+
+def plugin_info(root: Path) -> list[dict]:
+    """The plugins' manifests as MetaTool recorded them (``dataset/plugin_info.json``): some
+    of its tools were renamed in the plugin store since, their description_for_model kept."""
+    return list(json.loads(_read(root, "dataset/plugin_info.json")))

@@ -135,7 +135,7 @@ _STOP = frozenset({"a", "an", "and", "are", "as", "at", "be", "but", "by", "for"
     "you", "your"})
 
 
-def _tokens(text: str) -> list[str]:
+def tokens(text: str) -> list[str]:
     """Lower case, camelCase and snake_case split, [a-z0-9]+ words, common words dropped."""
     text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", text)
     return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]
@@ -154,14 +154,14 @@ def baseline(tools: list[dict], full: bool = False) -> Callable[[str], list[str]
     b 0.75), or (``full``) over all of a tool's text with the plain tokenisation and settings
     of ToolLens's README (k1 0.9, b 0.4)."""
     if full:
-        tokens, texts = _tokens, [tool_text(t) for t in tools]
+        tokenise, texts = tokens, [tool_text(t) for t in tools]
     else:
-        tokens = lambda text: re.findall(r"\w+", text.lower())  # noqa: E731
+        tokenise = lambda text: re.findall(r"\w+", text.lower())  # noqa: E731
         texts = [f"{t['name']} {t['description']}" for t in tools]
     settings = {"k1": 0.9, "b": 0.4} if full else {}
-    bm25 = BM25Okapi([tokens(text) for text in texts], **settings)
+    bm25 = BM25Okapi([tokenise(text) for text in texts], **settings)
     ids = [t["id"] for t in tools]
-    return lambda q: bm25.get_top_n(tokens(q), ids, n=K)
+    return lambda q: bm25.get_top_n(tokenise(q), ids, n=K)
 
 
 def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet]) -> None:

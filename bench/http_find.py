@@ -1,0 +1,116 @@
+"""GET /find over HTTP for the relevance benches: a real ``actiondex serve`` and one keep-alive
+client, as an agent framework asks it.
+
+``Finder.sites`` ranks sites: with ``group=site`` when the server offers it (its /openapi.json
+lists the parameter: one entry per site), else each site where its first action appears. A
+request the server refuses (4xx, e.g. 422 for a request of 48 words or more before issue 13)
+ranks nothing, a miss, and is counted.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+from bench.http_load import free_port
+
+READY_TIMEOUT_S = 120
+
+
+@contextmanager
+def serving(data_dir: Path, database_url: str = "") -> Iterator[int]:
+    """``actiondex serve`` over the store in ``data_dir`` on a free loopback port, once
+    /readyz says it can serve; yields the port and stops the server on exit."""
+    port = free_port()
+    # One client asking as fast as it can: the per-client rate limit would answer 429s.
+    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
+               ACTIONDEX_RATE_LIMIT="0")
+    cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with (data_dir / "serve.log").open("ab") as log:
+        server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        _wait_ready(port, server)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _wait_ready(port: int, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"actiondex serve exited with {server.returncode}")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        try:
+            connection.request("GET", "/readyz")
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        finally:
+            connection.close()
+        time.sleep(0.2)
+    raise RuntimeError(f"actiondex serve not ready within {READY_TIMEOUT_S} s")
+
+
+@dataclass
+class Finder:
+    """Asks GET /find on ``port``; keeps the times and the refusals of every request."""
+    port: int
+    times_ms: list[float] = field(default_factory=list)
+    refused: int = 0
+
+    def __post_init__(self) -> None:
+        self._connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        spec = self._get("/openapi.json")[1]
+        parameters = spec["paths"]["/find"]["get"]["parameters"]
+        self.limits = {p["name"]: p["schema"].get("maximum") for p in parameters}
+        self.grouped = "group" in self.limits
+
+    @property
+    def mode(self) -> str:
+        return "group=site" if self.grouped else "sites derived from action results"
+
+    def _get(self, path: str) -> tuple[int, dict]:
+        self._connection.request("GET", path)
+        response = self._connection.getresponse()
+        body = response.read()
+        return response.status, json.loads(body) if body else {}
+
+    def results(self, query: str, limit: int, **params: str) -> list[dict] | None:
+        """/find's results, or None when the request was refused (4xx)."""
+        start = time.perf_counter()
+        status, body = self._get(f"/find?{urlencode({'q': query, 'limit': limit, **params})}")
+        self.times_ms.append((time.perf_counter() - start) * 1000)
+        if 400 <= status < 500:
+            self.refused += 1
+            return None
+        if status != 200:
+            raise RuntimeError(f"/find answered {status} for {query!r}: {body}")
+        return list(body["results"])
+
+    def sites(self, query: str, k: int = 10) -> list[str]:
+        """The first ``k`` distinct sites /find ranks for ``query``. Without group=site, the
+        most actions one page holds, so that ``k`` sites show even when one site has many."""
+        if self.grouped:
+            found = self.results(query, k, group="site")
+        else:
+            found = self.results(query, self.limits.get("limit") or 50)
+        ranked: list[str] = []
+        for result in found or []:
+            if result["site"] not in ranked:
+                ranked.append(result["site"])
+        return ranked[:k]
+
+    def close(self) -> None:
+        self._connection.close()

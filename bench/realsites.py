@@ -1,0 +1,252 @@
+"""Real-site relevance: the plugin store's sites crawled from a loopback web, asked over GET /find.
+
+    .venv/bin/python -m bench.realsites [--metatool DIR] [--requests FILE] [--sample N]
+                                        [--data DIR] [--verbose]
+
+Every site of ../shared/corpus/openai-plugin-store is served under its real name
+(bench.realsite_web), crawled by ``actiondex crawl`` into a fresh SQLite store (the whole
+pipeline: robots, well-known paths, the OpenAPI api.url names, normalise, store, index), and
+``actiondex serve`` answers GET /find over HTTP (bench.http_find). Two sets of requests:
+
+* MetaTool's (bench.metatool), for the tools that are in the store: a tool maps to the sites
+  whose plugin has its name (name_for_model or name_for_human, lower case, letters and digits
+  only) or, failing that, the description_for_model MetaTool recorded for it. A request counts
+  when all its tools map; their sites are the relevant ones.
+* Hand-written agent requests (bench/data/realsite_requests.jsonl: ``{"query", "relevant":
+  [hosts]}``), everyday requests with the obvious site(s); measurement only, never tuned on.
+
+Scored over sites, each at its first place in the ranking: Success@5, NDCG@10 and MRR@10, with
+HTTP times and the requests refused (4xx, scored as misses). The baseline row, in the same run:
+rank-bm25 over each site's manifest texts (name_for_human, description_for_model and _for_human,
+and its OpenAPI operations' ids, summaries and descriptions where the store has the OpenAPI),
+tokenised and set as bench.relevance's fair baseline (k1 0.9, b 0.4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rank_bm25 import BM25Okapi
+
+from bench import metatool
+from bench.http_find import Finder, serving
+from bench.realsite_web import STORE, Plugin, RealWeb, load_plugins
+from bench.relevance import sampled, tokens
+
+K = 10
+ROOT = Path(__file__).resolve().parent.parent
+REQUESTS = Path(__file__).resolve().parent / "data" / "realsite_requests.jsonl"
+CRAWL_TIMEOUT_S = 3600
+
+
+def crawl(web: RealWeb, data: Path, hosts: list[str]) -> dict[str, Any]:
+    """``actiondex crawl --json`` of ``hosts`` into the SQLite store in ``data``."""
+    targets = data / "targets.txt"
+    targets.write_text("".join(f"https://{host}/\n" for host in hosts))
+    flags = [a for entry in web.resolve_args() for a in ("--resolve", entry)]
+    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data), "ACTIONDEX_DATABASE_URL": "",
+           "SSL_CERT_FILE": str(web.ca_file)}
+    cmd = [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0",
+           "--file", str(targets), *flags]
+    started = time.monotonic()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT,
+                          timeout=CRAWL_TIMEOUT_S)
+    if not proc.stdout.strip():
+        raise SystemExit(f"crawl failed: {proc.stderr[-3000:]}")
+    summary: dict[str, Any] = json.loads(proc.stdout)
+    summary["wall"] = time.monotonic() - started
+    return summary
+
+
+def _norm(name: Any) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(name or "").lower())
+
+
+def metatool_sites(plugins: list[Plugin], root: Path) -> dict[str, set[str]]:
+    """MetaTool tool name -> its sites in the store (see the module's docstring); every tool,
+    an empty set for one that is not in the store."""
+    by_name: dict[str, set[str]] = {}
+    by_description: dict[str, set[str]] = {}
+    for plugin in plugins:
+        for key in (plugin.manifest.get("name_for_model"), plugin.manifest.get("name_for_human")):
+            by_name.setdefault(_norm(key), set()).add(plugin.host)
+        by_description.setdefault(_norm(plugin.manifest.get("description_for_model")),
+                                  set()).add(plugin.host)
+    recorded = {_norm(p.get("name_for_model")): _norm(p.get("description_for_model"))
+                for p in metatool.plugin_info(root)}
+    tools, _ = metatool.load(root)
+    return {t["name"]: by_name.get(_norm(t["name"])) or
+            by_description.get(recorded.get(_norm(t["name"])) or "-", set()) for t in tools}
+
+
+def metatool_sets(plugins: list[Plugin], root: Path, verbose: bool
+                  ) -> list[tuple[str, list[dict]]]:
+    sites = metatool_sites(plugins, root)
+    mapped = [name for name, hosts in sites.items() if hosts]
+    print(f"MetaTool: {len(mapped)} of {len(sites)} tools map to store sites")
+    if verbose:
+        print("  unmapped: " + ", ".join(sorted(n for n, h in sites.items() if not h)))
+    _, sets = metatool.load(root)
+    out = []
+    for title, queries in sets:
+        kept = [{"query": q["query"], "relevant": sorted(set().union(*(sites[t] for t in
+                                                                       q["relevant"])))}
+                for q in queries if all(sites.get(t) for t in q["relevant"])]
+        out.append((f"MetaTool {title} on real sites", kept))
+    return out
+
+
+def hand_written(path: Path, hosts: set[str]) -> list[dict]:
+    queries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    unknown = {h for q in queries for h in q["relevant"]} - hosts
+    if unknown:
+        raise SystemExit(f"{path}: relevant hosts not in the store: {sorted(unknown)}")
+    return queries
+
+
+def operation_texts(spec: bytes | None) -> list[str]:
+    """Each operation's id, summary and description, when ``spec`` parses as an OpenAPI."""
+    try:
+        data = yaml.safe_load(spec) if spec else None
+    except yaml.YAMLError:
+        return []
+    paths = data.get("paths") if isinstance(data, dict) else None
+    texts = []
+    for item in (paths or {}).values():
+        for op in (item or {}).values() if isinstance(item, dict) else ():
+            if isinstance(op, dict):
+                texts += [str(op.get(k) or "") for k in ("operationId", "summary", "description")]
+    return texts
+
+
+def site_text(plugin: Plugin) -> str:
+    m = plugin.manifest
+    fields = [m.get("name_for_human"), m.get("description_for_model"),
+              m.get("description_for_human")]
+    return " ".join([str(f or "") for f in fields] + operation_texts(plugin.spec))
+
+
+def bm25_sites(plugins: list[Plugin]) -> Callable[[str], list[str]]:
+    bm25 = BM25Okapi([tokens(site_text(p)) for p in plugins], k1=0.9, b=0.4)
+    hosts = [p.host for p in plugins]
+    return lambda q: bm25.get_top_n(tokens(q), hosts, n=K)
+
+
+@dataclass
+class Scores:
+    success5: float
+    ndcg10: float
+    mrr10: float
+    p50_ms: float
+    p99_ms: float
+
+
+def site_metrics(ranked: list[str], relevant: set[str]) -> tuple[float, float, float]:
+    """Success@5, NDCG@10 and reciprocal rank within 10, binary relevance over sites."""
+    dcg = sum(1 / math.log2(i + 2) for i, s in enumerate(ranked[:K]) if s in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), K)))
+    rr = next((1 / (i + 1) for i, s in enumerate(ranked[:K]) if s in relevant), 0.0)
+    return float(bool(relevant & set(ranked[:5]))), dcg / ideal, rr
+
+
+def score(rank: Callable[[str], list[str]], queries: list[dict]) -> Scores:
+    rows, times = [], []
+    for q in queries:
+        start = time.perf_counter()
+        ranked = rank(q["query"])
+        times.append((time.perf_counter() - start) * 1000)
+        rows.append(site_metrics(ranked, set(q["relevant"])))
+    means = [statistics.fmean(r[i] for r in rows) for i in range(3)]
+    return Scores(*means, *percentiles(times))
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * .99))]
+
+
+def print_set(title: str, queries: list[dict], finder: Finder,
+              baseline: Callable[[str], list[str]]) -> None:
+    refused_before = finder.refused
+    ours = score(finder.sites, queries)
+    refused = finder.refused - refused_before
+    print(f"\n{title}: {len(queries)} requests")
+    print(f"{'engine':<40}{'Success@5':>10}{'NDCG@10':>9}{'MRR@10':>9}{'p50 ms':>8}"
+          f"{'p99 ms':>8}{'refused':>9}")
+    for label, s, n in (("actiondex GET /find", ours, str(refused)),
+                        ("rank-bm25 (manifest text, k1 .9 b .4)", score(baseline, queries),
+                         "-")):
+        print(f"{label:<40}{s.success5:>10.3f}{s.ndcg10:>9.3f}{s.mrr10:>9.3f}"
+              f"{s.p50_ms:>8.2f}{s.p99_ms:>8.2f}{n:>9}", flush=True)
+
+
+def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path) -> None:
+    """Crawl ``plugins`` into ``data`` (unless it holds a store already), serve, score."""
+    if (data / "actiondex.db").exists():
+        print(f"store in {data} reused, not crawled again")
+    else:
+        with RealWeb(plugins, data / "certs") as web:
+            summary = crawl(web, data, [p.host for p in plugins])
+        with_actions = sum(1 for row in summary["per_site"] if row["actions"])
+        print(f"crawl: {len(plugins)} sites, {summary['requests']} requests, "
+              f"{summary['actions']} actions, {with_actions} sites with actions, "
+              f"{summary['wall']:.0f} s")
+    baseline = bm25_sites(plugins)
+    with serving(data) as port:
+        finder = Finder(port)
+        print(f"/find: {finder.mode}")
+        for title, queries in sets:
+            print_set(title, queries, finder, baseline)
+        finder.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, default=STORE, metavar="DIR",
+                        help="the openai-plugin-store corpus folder (default: %(default)s)")
+    parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR",
+                        help="checkout or bare clone of HowieHwong/MetaTool "
+                             "(default: %(default)s)")
+    parser.add_argument("--requests", type=Path, default=REQUESTS, metavar="FILE",
+                        help="hand-written requests, JSON lines (default: %(default)s)")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="score a seeded random N of MetaTool's requests (default: all)")
+    parser.add_argument("--data", type=Path, metavar="DIR",
+                        help="crawl into DIR and keep it; a DIR with a store is reused "
+                             "(default: a fresh temporary folder)")
+    parser.add_argument("--verbose", action="store_true", help="list the unmapped tools")
+    args = parser.parse_args()
+    try:
+        plugins = load_plugins(args.store)
+    except FileNotFoundError as exc:
+        raise SystemExit(f"real sites: skipped, no plugin store ({exc})") from None
+    sets = []
+    try:
+        sets = [(t, sampled(q, args.sample))
+                for t, q in metatool_sets(plugins, args.metatool, args.verbose)]
+    except FileNotFoundError as exc:
+        print(f"MetaTool on real sites: skipped, {exc}")
+    sets.append(("hand-written agent requests",
+                 hand_written(args.requests, {p.host for p in plugins})))
+    with tempfile.TemporaryDirectory() as tmp:
+        data = args.data or Path(tmp)
+        data.mkdir(parents=True, exist_ok=True)
+        run(plugins, sets, data)
+
+
+if __name__ == "__main__":
+    main()
