@@ -6,7 +6,8 @@ DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-test demo test lint postgres browser clean bench bench-relevance bench-speed bench-freshness
+.PHONY: help install install-test demo test lint postgres browser clean bench bench-relevance \
+	bench-realsites bench-speed bench-freshness
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,11 +47,19 @@ lint: install-test ## ruff over the code
 BENCH_ACTIONS ?= 10000 100000 1000000
 TOOLLENS ?= ../shared/benchmarks/toollens
 METATOOL ?= ../MetaTool
+RELEVANCE_ARGS ?=
 
 bench: bench-relevance bench-speed ## Both benchmark tables (BENCH_ACTIONS="10000" for a quick run)
 
-bench-relevance: install-test ## NDCG@10 / Recall@5 / MRR on ToolLens and MetaTool against rank-bm25
-	$(BIN)/python -m bench.relevance --toollens $(TOOLLENS) --metatool $(METATOOL)
+# Every relevance table through GET /find of a real `actiondex serve`, each with its rank-bm25
+# rows from the same run (RELEVANCE_ARGS="--sample 2000" for a quicker one).
+bench-relevance: install-test ## ToolLens, MetaTool and real sites over HTTP vs rank-bm25
+	$(BIN)/python -m bench.relevance --http --toollens $(TOOLLENS) --metatool $(METATOOL) \
+		$(RELEVANCE_ARGS)
+	$(BIN)/python -m bench.realsites --metatool $(METATOOL) $(RELEVANCE_ARGS)
+
+bench-realsites: install-test ## The plugin store's real sites crawled from loopback, asked over GET /find
+	$(BIN)/python -m bench.realsites --metatool $(METATOOL) $(RELEVANCE_ARGS)
 
 bench-speed: install-test ## Ingest, build, query and HTTP /find at BENCH_ACTIONS actions
 	@command -v wrk >/dev/null || { apt-get install -y wrk || sudo apt-get install -y wrk; }

@@ -1,6 +1,6 @@
 """Relevance: tool-retrieval benchmarks through GET /find's code, against rank-bm25.
 
-    .venv/bin/python -m bench.relevance [--toollens DIR] [--metatool DIR] [--sample N]
+    .venv/bin/python -m bench.relevance [--toollens DIR] [--metatool DIR] [--sample N] [--http]
 
 Two benchmarks from different sources, neither shipped with the repo:
 
@@ -13,10 +13,13 @@ Two benchmarks from different sources, neither shipped with the repo:
 Each benchmark's tools become sites with agent-actions/0.1 manifests (one site per provider)
 written to a temp folder; the folder goes through ``ingest_paths`` (normalise + promote_site),
 the index is rebuilt from the store, and every query runs through ``registry.search.find``
-exactly as GET /find calls it (no benchmark-specific switch). rank-bm25's BM25Okapi over name +
-description is the baseline row, in the same run; a second baseline row indexes what a fair
-plain BM25 would (name, provider, description, parameter names and descriptions; camelCase
-split, common words dropped), like the sanity check in ToolLens's README.
+exactly as GET /find calls it (no benchmark-specific switch). With ``--http`` a real ``actiondex
+serve`` over the same store answers GET /find too (bench.http_find), the row above the in-process
+one: what an agent gets, a request GET /find refuses (4xx) scored as a miss and counted.
+rank-bm25's BM25Okapi over name + description is the baseline row, in the same run; a second
+baseline row indexes what a fair plain BM25 would (name, provider, description, parameter names
+and descriptions; camelCase split, common words dropped), like the sanity check in ToolLens's
+README.
 
 A tool is ``{"id", "name", "description", "provider", "parameters", "category"}`` and a query
 ``{"qid", "query", "relevant": [tool ids]}``, the neutral format of ToolLens's conversion.
@@ -25,6 +28,7 @@ A tool is ``{"id", "name", "description", "provider", "parameters", "category"}`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -42,6 +46,7 @@ from rank_bm25 import BM25Okapi
 
 from actiondex.ingest import ingest_paths
 from bench import metatool, toollens
+from bench.http_find import Finder, serving
 from registry.config import Settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex
@@ -107,16 +112,23 @@ def evaluate(rank: Callable[[str], list[str]], queries: list[dict]) -> list[floa
     return [statistics.fmean(s[i] for s in scores) for i in range(3)] + [statistics.median(times)]
 
 
-def ours(tools: list[dict], tmp: Path, domain: str) -> Callable[[str], list[str]]:
+def ingest(tools: list[dict], tmp: Path, domain: str) -> tuple[Settings, dict]:
+    """The tools as manifests, ingested into a store in ``tmp``/data and indexed; returns
+    its settings and (host, action name) -> tool id."""
     folder = tmp / "manifests"
     folder.mkdir()
     ids = write_manifests(tools, folder, domain)
-    settings = Settings(data_dir=tmp / "data")
+    settings = Settings(data_dir=tmp / "data", database_url="")
     engine = make_engine(settings)
     migrate(engine)
     ingest_paths(engine, [folder], None)
     with transaction(engine) as session:
         ActionIndex.rebuild(settings.index_path, session)
+    engine.dispose()
+    return settings, ids
+
+
+def ours(settings: Settings, ids: dict) -> Callable[[str], list[str]]:
     index = ActionIndex.open(settings.index_path)
     # A validated query with its text swapped in (model_copy does not validate): 54 of
     # ToolLens's 1,877 requests have more words (up to 65) than GET /find takes
@@ -125,6 +137,11 @@ def ours(tools: list[dict], tmp: Path, domain: str) -> Callable[[str], list[str]
     template = FindQuery(q="x", limit=K)
     return lambda q: [ids.get((r.site, r.name), "?")
                       for r in find(index, template.model_copy(update={"q": q})).results]
+
+
+def over_http(finder: Finder, ids: dict) -> Callable[[str], list[str]]:
+    """GET /find as an agent asks it; a refused request (4xx) ranks nothing."""
+    return lambda q: [ids.get((r["site"], r["name"]), "?") for r in finder.results(q, K) or []]
 
 
 # ~40 common English words, the kind any plain BM25 set-up removes (as in the sanity check
@@ -164,19 +181,28 @@ def baseline(tools: list[dict], full: bool = False) -> Callable[[str], list[str]
     return lambda q: bm25.get_top_n(tokenise(q), ids, n=K)
 
 
-def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet]) -> None:
+def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet], http: bool) -> None:
     engines = [("rank-bm25 BM25Okapi (name+desc)", baseline(tools)),
                ("rank-bm25 (all text, k1 .9 b .4)", baseline(tools, full=True))]
-    with tempfile.TemporaryDirectory() as tmp:
-        engines.insert(0, ("actiondex find()", ours(tools, Path(tmp), domain)))
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        settings, ids = ingest(tools, Path(tmp), domain)
+        engines.insert(0, ("actiondex find() in-process", ours(settings, ids)))
+        finder = None
+        if http:
+            finder = Finder(stack.enter_context(serving(settings.data_dir)))
+            stack.callback(finder.close)
+            engines.insert(0, ("actiondex GET /find (HTTP)", over_http(finder, ids)))
         for query_set in sets:
             print(f"\n{name} {query_set.title}: {len(tools)} tools, "
                   f"{len(query_set.queries)} queries", flush=True)
-            print(f"{'engine':<34}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}")
+            print(f"{'engine':<34}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}"
+                  f"{'refused':>9}")
             for label, rank in engines:
+                refused = finder.refused if finder else 0
                 ndcg, recall, mrr, p50 = evaluate(rank, query_set.queries)
-                print(f"{label:<34}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}",
-                      flush=True)
+                shown = f"{finder.refused - refused}" if finder and "HTTP" in label else "-"
+                print(f"{label:<34}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}"
+                      f"{shown:>9}", flush=True)
 
 
 def sampled(queries: list[dict], size: int) -> list[dict]:
@@ -195,6 +221,9 @@ def main() -> None:
     parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR",
                         help="checkout or bare clone of HowieHwong/MetaTool "
                              "(default: %(default)s)")
+    parser.add_argument("--http", action="store_true",
+                        help="also ask a real `actiondex serve` over HTTP (GET /find), the "
+                             "row the issue's goals are measured on")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="score a seeded random N requests of each set (default: all); "
                              "for quick comparisons, the full sets for the table")
@@ -208,7 +237,7 @@ def main() -> None:
             print(f"{module.NAME}: skipped, {exc}")
             continue
         run(module.NAME, module.DOMAIN, tools, [QuerySet(title, sampled(queries, args.sample))
-                                                for title, queries in sets])
+                                                for title, queries in sets], args.http)
         ran += 1
     if not ran:
         raise SystemExit("no benchmark data found (see --help)")
