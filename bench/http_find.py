@@ -82,8 +82,15 @@ class Finder:
         return "group=site" if self.grouped else "sites derived from action results"
 
     def _get(self, path: str) -> tuple[int, dict]:
-        self._connection.request("GET", path)
-        response = self._connection.getresponse()
+        try:
+            self._connection.request("GET", path)
+            response = self._connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server closes a connection idle past its keep-alive timeout (uvicorn: 5 s),
+            # e.g. while a baseline is scored; a new one is opened, as any client does.
+            self._connection.close()
+            self._connection.request("GET", path)
+            response = self._connection.getresponse()
         body = response.read()
         return response.status, json.loads(body) if body else {}
 

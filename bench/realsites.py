@@ -8,12 +8,10 @@ Every site of ../shared/corpus/openai-plugin-store is served under its real name
 pipeline: robots, well-known paths, the OpenAPI api.url names, normalise, store, index), and
 ``actiondex serve`` answers GET /find over HTTP (bench.http_find). Two sets of requests:
 
-* MetaTool's (bench.metatool), for the tools that are in the store: a tool maps to the sites
-  whose plugin has its name (name_for_model or name_for_human, lower case, letters and digits
-  only) or, failing that, the description_for_model MetaTool recorded for it. A request counts
-  when all its tools map; their sites are the relevant ones.
-* Hand-written agent requests (bench/data/realsite_requests.jsonl: ``{"query", "relevant":
-  [hosts]}``), everyday requests with the obvious site(s); measurement only, never tuned on.
+* MetaTool's, for the tools that are in the store (their sites are the relevant ones), and
+* hand-written agent requests (bench/data/realsite_requests.jsonl), everyday requests with the
+  obvious site(s); measurement only, never tuned on (bench.realsite_requests says how both are
+  made).
 
 Scored over sites, each at its first place in the ranking: Success@5, NDCG@10 and MRR@10, with
 HTTP times and the requests refused (4xx, scored as misses). The baseline row, in the same run:
@@ -28,7 +26,6 @@ import argparse
 import json
 import math
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -44,12 +41,12 @@ from rank_bm25 import BM25Okapi
 
 from bench import metatool
 from bench.http_find import Finder, serving
+from bench.realsite_requests import REQUESTS, hand_written, metatool_sets
 from bench.realsite_web import STORE, Plugin, RealWeb, load_plugins
 from bench.relevance import sampled, tokens
 
 K = 10
 ROOT = Path(__file__).resolve().parent.parent
-REQUESTS = Path(__file__).resolve().parent / "data" / "realsite_requests.jsonl"
 CRAWL_TIMEOUT_S = 3600
 
 
@@ -70,52 +67,6 @@ def crawl(web: RealWeb, data: Path, hosts: list[str]) -> dict[str, Any]:
     summary: dict[str, Any] = json.loads(proc.stdout)
     summary["wall"] = time.monotonic() - started
     return summary
-
-
-def _norm(name: Any) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(name or "").lower())
-
-
-def metatool_sites(plugins: list[Plugin], root: Path) -> dict[str, set[str]]:
-    """MetaTool tool name -> its sites in the store (see the module's docstring); every tool,
-    an empty set for one that is not in the store."""
-    by_name: dict[str, set[str]] = {}
-    by_description: dict[str, set[str]] = {}
-    for plugin in plugins:
-        for key in (plugin.manifest.get("name_for_model"), plugin.manifest.get("name_for_human")):
-            by_name.setdefault(_norm(key), set()).add(plugin.host)
-        by_description.setdefault(_norm(plugin.manifest.get("description_for_model")),
-                                  set()).add(plugin.host)
-    recorded = {_norm(p.get("name_for_model")): _norm(p.get("description_for_model"))
-                for p in metatool.plugin_info(root)}
-    tools, _ = metatool.load(root)
-    return {t["name"]: by_name.get(_norm(t["name"])) or
-            by_description.get(recorded.get(_norm(t["name"])) or "-", set()) for t in tools}
-
-
-def metatool_sets(plugins: list[Plugin], root: Path, verbose: bool
-                  ) -> list[tuple[str, list[dict]]]:
-    sites = metatool_sites(plugins, root)
-    mapped = [name for name, hosts in sites.items() if hosts]
-    print(f"MetaTool: {len(mapped)} of {len(sites)} tools map to store sites")
-    if verbose:
-        print("  unmapped: " + ", ".join(sorted(n for n, h in sites.items() if not h)))
-    _, sets = metatool.load(root)
-    out = []
-    for title, queries in sets:
-        kept = [{"query": q["query"], "relevant": sorted(set().union(*(sites[t] for t in
-                                                                       q["relevant"])))}
-                for q in queries if all(sites.get(t) for t in q["relevant"])]
-        out.append((f"MetaTool {title} on real sites", kept))
-    return out
-
-
-def hand_written(path: Path, hosts: set[str]) -> list[dict]:
-    queries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    unknown = {h for q in queries for h in q["relevant"]} - hosts
-    if unknown:
-        raise SystemExit(f"{path}: relevant hosts not in the store: {sorted(unknown)}")
-    return queries
 
 
 def operation_texts(spec: bytes | None) -> list[str]:
@@ -210,7 +161,10 @@ def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path) -
         finder = Finder(port)
         print(f"/find: {finder.mode}")
         for title, queries in sets:
-            print_set(title, queries, finder, baseline)
+            if queries:
+                print_set(title, queries, finder, baseline)
+            else:
+                print(f"\n{title}: no requests (none has all its tools in the store)")
         finder.close()
 
 
