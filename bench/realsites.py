@@ -48,6 +48,7 @@ from bench.relevance import sampled, tokens
 K = 10
 ROOT = Path(__file__).resolve().parent.parent
 CRAWL_TIMEOUT_S = 3600
+MISSES_LISTED_UP_TO = 200  # requests in a set: --verbose lists /find's misses in smaller ones
 
 
 def crawl(web: RealWeb, data: Path, hosts: list[str]) -> dict[str, Any]:
@@ -114,13 +115,18 @@ def site_metrics(ranked: list[str], relevant: set[str]) -> tuple[float, float, f
     return float(bool(relevant & set(ranked[:5]))), dcg / ideal, rr
 
 
-def score(rank: Callable[[str], list[str]], queries: list[dict]) -> Scores:
+def score(rank: Callable[[str], list[str]], queries: list[dict],
+          misses: list[tuple[str, list[str]]] | None = None) -> Scores:
+    """The means over ``queries``; each request with no relevant site in the first 5 goes
+    to ``misses`` (with the first 3 sites ranked) when it is given."""
     rows, times = [], []
     for q in queries:
         start = time.perf_counter()
         ranked = rank(q["query"])
         times.append((time.perf_counter() - start) * 1000)
         rows.append(site_metrics(ranked, set(q["relevant"])))
+        if misses is not None and not rows[-1][0]:
+            misses.append((q["query"], ranked[:3]))
     means = [statistics.fmean(r[i] for r in rows) for i in range(3)]
     return Scores(*means, *percentiles(times))
 
@@ -131,9 +137,10 @@ def percentiles(times: list[float]) -> tuple[float, float]:
 
 
 def print_set(title: str, queries: list[dict], finder: Finder,
-              baseline: Callable[[str], list[str]]) -> None:
+              baseline: Callable[[str], list[str]], verbose: bool = False) -> None:
     refused_before = finder.refused
-    ours = score(finder.sites, queries)
+    misses: list[tuple[str, list[str]]] = []
+    ours = score(finder.sites, queries, misses)
     refused = finder.refused - refused_before
     print(f"\n{title}: {len(queries)} requests")
     print(f"{'engine':<40}{'Success@5':>10}{'NDCG@10':>9}{'MRR@10':>9}{'p50 ms':>8}"
@@ -143,9 +150,13 @@ def print_set(title: str, queries: list[dict], finder: Finder,
                          "-")):
         print(f"{label:<40}{s.success5:>10.3f}{s.ndcg10:>9.3f}{s.mrr10:>9.3f}"
               f"{s.p50_ms:>8.2f}{s.p99_ms:>8.2f}{n:>9}", flush=True)
+    if verbose and len(queries) <= MISSES_LISTED_UP_TO:
+        for query, ranked in misses:
+            print(f"  /find missed: {query[:90]!r} -> {', '.join(ranked) or 'nothing'}")
 
 
-def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path) -> None:
+def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path,
+        verbose: bool = False) -> None:
     """Crawl ``plugins`` into ``data`` (unless it holds a store already), serve, score."""
     if (data / "actiondex.db").exists():
         print(f"store in {data} reused, not crawled again")
@@ -162,7 +173,7 @@ def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path) -
         print(f"/find: {finder.mode}")
         for title, queries in sets:
             if queries:
-                print_set(title, queries, finder, baseline)
+                print_set(title, queries, finder, baseline, verbose)
             else:
                 print(f"\n{title}: no requests (none has all its tools in the store)")
         finder.close()
@@ -182,7 +193,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, metavar="DIR",
                         help="crawl into DIR and keep it; a DIR with a store is reused "
                              "(default: a fresh temporary folder)")
-    parser.add_argument("--verbose", action="store_true", help="list the unmapped tools")
+    parser.add_argument("--verbose", action="store_true",
+                        help="list the unmapped tools, and /find's misses in small sets")
     args = parser.parse_args()
     try:
         plugins = load_plugins(args.store)
@@ -199,7 +211,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
         data.mkdir(parents=True, exist_ok=True)
-        run(plugins, sets, data)
+        run(plugins, sets, data, args.verbose)
 
 
 if __name__ == "__main__":
