@@ -139,8 +139,9 @@ def type_words(action_type: str | None, effect: str | None = None) -> str:
     return " ".join([*dict.fromkeys(words), EFFECT_WORDS.get(effect or "", "")]).strip()
 
 
-def query_words(q: str) -> list[str]:
-    """Lower-case, folded words of ``q``: identifiers split, filler dropped if others remain.
+def query_words(q: str, cap: int | None = MAX_TERMS) -> list[str]:
+    """Lower-case, folded words of ``q``: identifiers split, filler dropped if others remain;
+    the first ``cap`` of them (None: all, for a caller that picks which to keep).
 
     A word that splits ("PayPal", "iPhone", "getProducts", "wgs84") is kept whole as well as
     split: the index holds descriptions and site names whole ("paypal") and action names
@@ -154,7 +155,7 @@ def query_words(q: str) -> list[str]:
     words = list(dict.fromkeys(words))
     # One-letter words are mostly split contractions ("I'm" -> "i", "m").
     kept = [w for w in words if len(w) > 1 and w not in QUERY_STOP_WORDS and analyze(w)]
-    return (kept or words)[:MAX_TERMS]
+    return (kept or words)[:cap]
 
 
 def _groups() -> dict[str, tuple[str, ...]]:
