@@ -77,7 +77,8 @@ def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) ->
 
 
 class Shortened(StrictModel):
-    """Said when a request had more words than one search scores (registry.search.terms)."""
+    """Said when a request had more words than one search scores: it was searched by
+    its rarest."""
 
     terms: list[str] = Field(description="The words searched: the request's rarest in the "
                                          "index, in its own order")
@@ -85,7 +86,7 @@ class Shortened(StrictModel):
 
 
 class SiteResult(StrictModel):
-    """One site of a ``group=site`` page: its best actions and flows, best first."""
+    """One site of a `group=site` page: its best actions and flows, best first."""
 
     site: str
     score: float = Field(description="Its best action's score")

@@ -148,7 +148,8 @@ def query_words(q: str, cap: int | None = MAX_TERMS) -> list[str]:
     split ("get products"), and the query cannot tell which one it will meet."""
     # Accents go before identifier splitting, which reads "CAFÉ" as "CAF" + "É" otherwise.
     plain = "".join(c for c in unicodedata.normalize("NFKD", q) if not unicodedata.combining(c))
-    words = _WORDS.analyze(split_identifier(plain))
+    # Word by word: split_identifier reads an identifier's first 256 characters only.
+    words = _WORDS.analyze(" ".join(split_identifier(part) for part in plain.split()))
     compounds = _COMPOUND.findall(plain)
     if compounds:  # after the parts, so a leading "addToCart" still leads with "add"
         words += _WORDS.analyze(" ".join(compounds))

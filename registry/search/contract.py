@@ -17,10 +17,12 @@ from registry.index.text import MAX_TERMS
 from registry.schemas import Auth, Effect
 
 # Agents ask in sentences, and an LLM's can be long: MetaTool's LLM-written requests reach
-# 1,089 characters (55 of 20,544 are over 512). No request is refused for its words: one of
-# more than MAX_TERMS is searched by its rarest (registry.search.terms). The bound is what a
-# GET can carry: percent-encoded, a character is at most 12 bytes (four UTF-8 bytes as %XX),
-# so any 1,024 of them fit in uvicorn's 16 KiB request head; 2,048 CJK characters would not.
+# 1,089 characters (55 of 20,544 are over 512, 3 over 1,024). No request is refused for its
+# words: one of more than MAX_TERMS is searched by its rarest (registry.search.terms). The
+# bound is what a GET carries well: English at the bound is about 1.2 KB of URL; the worst case
+# (four UTF-8 bytes a character, percent-encoded) is 12 KiB, which `actiondex serve` takes
+# (tests/api/test_find_long.py), though a proxy with nginx's default 8 KiB request line
+# would need more room for a non-Latin request that long.
 MAX_QUERY_CHARS = 1024
 LIMIT, MAX_LIMIT, MAX_OFFSET = 10, 50, 200
 PER_SITE, MAX_PER_SITE = 3, 50  # results per site on one page; more go to later pages
