@@ -49,6 +49,7 @@ class SiteHits:
     """One site's entry of a ``group=site`` page: its best actions, best first."""
 
     site: str
+    rank: int  # among the sites of the ranking, from 0
     hits: list[Hit] = field(default_factory=list)
 
     @property
@@ -65,11 +66,16 @@ def grouped(hits: Iterator[Hit], limit: int, offset: int, per_site: int
             ) -> tuple[list[SiteHits], bool]:
     """The sites [offset, offset + limit) in the order of their best hit, each with its
     first ``per_site`` hits (a flow's steps folded under it), and whether ``hits`` ran out
-    before a page of sites was whole (more candidates may hold more)."""
+    before a page of sites was whole (more candidates may hold more). Stops drawing once
+    every site up to the page's last has its ``per_site``: what follows could add to none."""
+    want, full = offset + limit, 0
     sites: dict[str, SiteHits] = {}
     for hit in unfolded(hits):
-        entry = sites.setdefault(hit.site, SiteHits(hit.site))
+        entry = sites.setdefault(hit.site, SiteHits(hit.site, len(sites)))
         if len(entry.hits) < per_site:
             entry.hits.append(hit)
+            full += len(entry.hits) == per_site and entry.rank < want
+            if full == want:
+                break
     ordered = list(sites.values())
-    return ordered[offset:offset + limit], len(ordered) < offset + limit
+    return ordered[offset:want], len(ordered) < want
