@@ -57,6 +57,12 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
 
 def results(response: FindResponse) -> None:
     """Search results as a readable table; with ``explain``, each score's parts below it."""
+    if response.shortened:
+        info(f"A long request: searched by its {len(response.shortened.terms)} rarest words "
+             f"({', '.join(response.shortened.terms)}); {response.shortened.dropped} left out.")
+    if response.sites is not None:
+        _sites(response)
+        return
     if not response.results:
         out.print(f"No actions found for {response.query!r} ({response.took_ms:.1f} ms).")
         return
@@ -72,6 +78,22 @@ def results(response: FindResponse) -> None:
         if r.explain is not None:
             parts = ", ".join(f"{p.term} in {p.field} +{p.score:g}" for p in r.explain)
             out.print(f"{rank}. {escape(parts) or 'no part scored'}")
+
+
+def _sites(response: FindResponse) -> None:
+    """A ``group=site`` page: one row per site with its best actions."""
+    if not response.sites:
+        out.print(f"No site found for {response.query!r} ({response.took_ms:.1f} ms).")
+        return
+    table = Table(title=f"{response.query!r}: {len(response.sites)} sites in "
+                        f"{response.took_ms:.1f} ms", title_justify="left")
+    for col in ("#", "site", "best actions", "score"):
+        table.add_column(col, overflow="fold", justify="right" if col == "score" else "left")
+    for rank, site in enumerate(response.sites, 1):
+        actions = "\n".join(f"{escape(r.title)} [dim]{r.kind} {r.name}, {r.effect}[/dim]"
+                            for r in site.actions)
+        table.add_row(str(rank), site.site, actions, f"{site.score:.2f}")
+    out.print(table)
 
 
 def _needs(r: FindResult) -> str:

@@ -24,7 +24,8 @@ def _absent(value: object) -> bool:
 
 class ExplainPart(StrictModel):
     term: str
-    field: str  # "all", "head", "params"; "vec" for what the meaning re-rank added
+    field: str  # "all", "head", "params"; "vec" for what the meaning re-rank added, "site"
+    # for what the site's other candidates added (registry.search.sites)
     weight: float  # 1 for the query's own words, less for an expansion
     score: float
 
@@ -75,9 +76,31 @@ def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) ->
     return f"{_DUMP(values)[:-1]},{spliced}}}"
 
 
+class Shortened(StrictModel):
+    """Said when a request had more words than one search scores: it was searched by
+    its rarest."""
+
+    terms: list[str] = Field(description="The words searched: the request's rarest in the "
+                                         "index, in its own order")
+    dropped: int = Field(description="How many of the request's words were left out")
+
+
+class SiteResult(StrictModel):
+    """One site of a `group=site` page: its best actions and flows, best first."""
+
+    site: str
+    score: float = Field(description="Its best action's score")
+    actions: list[FindResult]
+
+
 class FindResponse(StrictModel):
     query: str
-    results: list[FindResult]
+    results: list[FindResult] = Field(description="Best first; empty with group=site (see "
+                                                  "`sites`)")
+    sites: list[SiteResult] | None = Field(None, exclude_if=_absent, description=(
+        "With group=site only: one entry per site, best first"))
+    shortened: Shortened | None = Field(None, exclude_if=_absent, description=(
+        "Present only when the request was searched by some of its words"))
     took_ms: float
 
     def public(self) -> dict[str, Any]:

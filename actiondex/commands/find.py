@@ -33,6 +33,9 @@ def find(  # noqa: PLR0913 - one option per GET /find parameter
     per_site: Annotated[int, typer.Option(
         help=f"Results per site on a page (1-{MAX_PER_SITE}).")] = PER_SITE,
     explain: Annotated[bool, typer.Option(help="Show each result's score breakdown.")] = False,
+    group: Annotated[str, typer.Option(
+        help="One result per action (action) or one entry per site with its best actions "
+             "(site); --limit and --offset then count sites.")] = "action",
     as_json: JsonOpt = False,
 ) -> None:
     """Find actions and flows: which site offers what, how to call it, what it will do."""
@@ -40,5 +43,6 @@ def find(  # noqa: PLR0913 - one option per GET /find parameter
 
     run(query, {"effect": effect, "site": site, "type": type_, "format": format_,
                 "method": method, "auth": auth, "origin": origin, "limit": limit,
-                "offset": offset, "per_site": per_site, "explain": explain},
+                "offset": offset, "per_site": per_site, "explain": explain,
+                "group": group},
         load_settings, as_json)

@@ -1,6 +1,7 @@
 """What the MCP tools answer, as models, so each tool publishes its output schema: a /find
-result plus whether a call needs approval (find_action), an action or flow as GET
-/actions/{id} reads it (get_action), a site (get_site), a planned request (prepare_call).
+result plus whether a call needs approval (find_action; by site with group=site), an action
+or flow as GET /actions/{id} reads it (get_action), a site (get_site), a planned request
+(prepare_call).
 
 The lookups (registry.lookup) and the planner (registry.prepare) answer dicts; these models
 only describe them. Keys they add later pass through (``extra="allow"``)."""
@@ -13,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api import resources
 from registry.effects import needs_approval
-from registry.results import FindResponse, FindResult, SourceRef
+from registry.results import FindResponse, FindResult, Shortened, SourceRef
 from registry.schemas import Auth, Effect
 
 APPROVAL = ("True when calling it spends money, sends something in the person's name or "
@@ -26,19 +27,42 @@ class FoundAction(FindResult):
     needs_approval: bool = Field(description=APPROVAL)
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class FoundSite(BaseModel):
+    """One site (group=site): its best actions, best first."""
+
+    site: str
+    score: float = Field(description="Its best action's score")
+    actions: list[FoundAction]
+
+
 class FoundActions(BaseModel):
     """One page of find_action results, best first."""
 
     query: str = Field(description="The query as it was searched")
-    results: list[FoundAction]
+    results: list[FoundAction] = Field(description="Empty with group=site (see `sites`)")
+    sites: list[FoundSite] | None = Field(None, exclude_if=_absent, description=(
+        "With group=site only: one entry per site, best first"))
+    shortened: Shortened | None = Field(None, exclude_if=_absent, description=(
+        "Present only when the request was searched by some of its words"))
     took_ms: float = Field(description="Time the search took, in milliseconds")
+
+
+def _found(results: list[FindResult]) -> list[FoundAction]:
+    return [FoundAction(**result.model_dump(), needs_approval=needs_approval(result.effect))
+            for result in results]
 
 
 def found(response: FindResponse) -> FoundActions:
     """A /find page as find_action answers it."""
-    results = [FoundAction(**result.model_dump(), needs_approval=needs_approval(result.effect))
-               for result in response.results]
-    return FoundActions(query=response.query, results=results, took_ms=response.took_ms)
+    sites = None if response.sites is None else [
+        FoundSite(site=site.site, score=site.score, actions=_found(site.actions))
+        for site in response.sites]
+    return FoundActions(query=response.query, results=_found(response.results), sites=sites,
+                        shortened=response.shortened, took_ms=response.took_ms)
 
 
 class Open(BaseModel):

@@ -87,18 +87,22 @@ class Tools:
         offset: Annotated[Any, like("offset")] = 0,
         per_site: Annotated[Any, like("per_site")] = PER_SITE,
         explain: Annotated[Any, like("explain")] = False,
+        group: Annotated[Any, like("group")] = "action",
     ) -> FoundActions:
         """Find the actions websites offer agents for what your person wants done ("buy
         printer paper", "book a table for two tonight"), best first: which site offers it,
         how to call it (method, endpoint, input schema), what calling it needs (auth, scope)
         and costs (cost). Flows (several actions in order) list their steps. Filter by effect
-        to see only what is safe to call unasked. Nothing is called or sent.
+        to see only what is safe to call unasked; group="site" to see which sites can do
+        it (one entry per site with its best actions). Say it in your own words, at any
+        length up to the bound: a long request is searched by its rarest words (`shortened`
+        says which). Nothing is called or sent.
         """
         query_ = find_query({
             "q": query, "effect": _listed(effect), "site": _listed(site), "type": _listed(type),
             "format": _listed(format), "method": _listed(method), "auth": _listed(auth),
             "origin": origin, "limit": limit, "offset": offset, "per_site": per_site,
-            "explain": explain})
+            "explain": explain, "group": group})
         backing = self._backing()
         # Off the event loop, in the app's search threads (api/routes/find.py says why).
         run = functools.partial(find, backing.index, query_)

@@ -25,7 +25,9 @@ async def find_actions(
     """Find actions and flows by BM25 over names, titles, types, parameters and descriptions.
 
     Each result says how to call it (method, endpoint, input schema), what it does (effect),
-    what calling it needs (auth, scope) and costs (cost); a flow lists its steps.
+    what calling it needs (auth, scope) and costs (cost); a flow lists its steps. With
+    `group=site`, `sites` holds one entry per site with its best actions. A request of more
+    words than one search scores is searched by its rarest, and `shortened` says which.
     """
     # The search runs in a thread (at most one per core, its own limiter, so slow /validate
     # fetches never hold it up): tantivy releases the GIL while it searches (two threads

@@ -18,6 +18,7 @@ from api.deps import IndexDep, SearchThreadsDep
 from api.web.render import page
 from registry.schemas import EFFECTS
 from registry.search import MAX_OFFSET, FindQuery, find, first_problem
+from registry.search.contract import MAX_QUERY_CHARS
 
 PAGE = 10  # results on one page
 FIELDS = ("q", "effect", "site", "offset")  # what the form sends; the rest is ignored
@@ -44,7 +45,7 @@ async def search_page(request: Request, index: IndexDep,
             "site": (asked.get("site") or [""])[0]}
     context = {"title": "Search actions", "active": "search", "form": form, "all_effects": EFFECTS,
                "problem": None, "found": None, "next_page": None, "previous_page": None,
-               "offset": 0, "as_json": None}
+               "offset": 0, "as_json": None, "max_chars": MAX_QUERY_CHARS}
     if "q" not in asked:
         return page(request, "search.html", **context)
     values = {"q": form["q"], "effect": form["effect"], "limit": PAGE,

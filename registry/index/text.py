@@ -139,22 +139,24 @@ def type_words(action_type: str | None, effect: str | None = None) -> str:
     return " ".join([*dict.fromkeys(words), EFFECT_WORDS.get(effect or "", "")]).strip()
 
 
-def query_words(q: str) -> list[str]:
-    """Lower-case, folded words of ``q``: identifiers split, filler dropped if others remain.
+def query_words(q: str, cap: int | None = MAX_TERMS) -> list[str]:
+    """Lower-case, folded words of ``q``: identifiers split, filler dropped if others remain;
+    the first ``cap`` of them (None: all, for a caller that picks which to keep).
 
     A word that splits ("PayPal", "iPhone", "getProducts", "wgs84") is kept whole as well as
     split: the index holds descriptions and site names whole ("paypal") and action names
     split ("get products"), and the query cannot tell which one it will meet."""
     # Accents go before identifier splitting, which reads "CAFÉ" as "CAF" + "É" otherwise.
     plain = "".join(c for c in unicodedata.normalize("NFKD", q) if not unicodedata.combining(c))
-    words = _WORDS.analyze(split_identifier(plain))
+    # Word by word: split_identifier reads an identifier's first 256 characters only.
+    words = _WORDS.analyze(" ".join(split_identifier(part) for part in plain.split()))
     compounds = _COMPOUND.findall(plain)
     if compounds:  # after the parts, so a leading "addToCart" still leads with "add"
         words += _WORDS.analyze(" ".join(compounds))
     words = list(dict.fromkeys(words))
     # One-letter words are mostly split contractions ("I'm" -> "i", "m").
     kept = [w for w in words if len(w) > 1 and w not in QUERY_STOP_WORDS and analyze(w)]
-    return (kept or words)[:MAX_TERMS]
+    return (kept or words)[:cap]
 
 
 def _groups() -> dict[str, tuple[str, ...]]:

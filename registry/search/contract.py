@@ -13,10 +13,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
+from registry.index.text import MAX_TERMS
 from registry.schemas import Auth, Effect
 
-MAX_QUERY_CHARS = 512  # agents ask in sentences; ToolLens requests average 22 words
-MAX_QUERY_WORDS = 48
+# Agents ask in sentences, and an LLM's can be long: MetaTool's LLM-written requests reach
+# 1,089 characters (55 of 20,544 are over 512, 3 over 1,024). No request is refused for its
+# words: one of more than MAX_TERMS is searched by its rarest (registry.search.terms). The
+# bound is what a GET carries well: English at the bound is about 1.2 KB of URL; the worst case
+# (four UTF-8 bytes a character, percent-encoded) is 12 KiB, which `actiondex serve` takes
+# (tests/api/test_find_long.py), though a proxy with nginx's default 8 KiB request line
+# would need more room for a non-Latin request that long.
+MAX_QUERY_CHARS = 1024
 LIMIT, MAX_LIMIT, MAX_OFFSET = 10, 50, 200
 PER_SITE, MAX_PER_SITE = 3, 50  # results per site on one page; more go to later pages
 MAX_VALUES = 20  # values of one filter: each is another clause of the query
@@ -24,11 +31,12 @@ MAX_VALUES = 20  # values of one filter: each is another clause of the query
 # Python's (``\x1c`` is space to one, ``\ufeff`` to the other). These six characters mean
 # the same to both, so the published pattern and this check agree on every string.
 SPACE = " \t\n\r\f\v"
-_WS, _WORD = r"[ \t\n\r\f\v]", r"[^ \t\n\r\f\v]"
-QUERY_PATTERN = rf"^{_WS}*(?:{_WORD}+{_WS}+){{0,{MAX_QUERY_WORDS - 1}}}{_WORD}+{_WS}*$"
+# Something besides those six: ``[\s\S]`` is any character to both engines.
+QUERY_PATTERN = r"^[ \t\n\r\f\v]*[^ \t\n\r\f\v][\s\S]*$"
 HOST_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$"
 TOKEN_PATTERN = r"^[A-Za-z0-9:/._#-]{1,100}$"
 Origin = Literal["same", "cross", "any"]
+Group = Literal["action", "site"]
 
 
 def _matching(pattern: str, message: str) -> AfterValidator:
@@ -46,9 +54,7 @@ def _query(q: str) -> str:
     if not q.strip(SPACE):
         raise ValueError("must not be empty")
     if len(q) > MAX_QUERY_CHARS:
-        raise ValueError(f"must be at most {MAX_QUERY_CHARS} characters")
-    if not re.fullmatch(QUERY_PATTERN, q):
-        raise ValueError(f"must have at most {MAX_QUERY_WORDS} words")
+        raise ValueError(f"must be at most {MAX_QUERY_CHARS} characters (it has {len(q)})")
     return q.strip(SPACE)
 
 
@@ -72,8 +78,9 @@ class FindQuery(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     q: Annotated[str, Field(
-        description=f"What the agent wants to do: at most {MAX_QUERY_CHARS} characters and "
-                    f"{MAX_QUERY_WORDS} words",
+        description=f"What the agent wants to do, in its own words: at most {MAX_QUERY_CHARS} "
+                    f"characters. A request of more than {MAX_TERMS} words is searched by its "
+                    f"{MAX_TERMS} rarest in the index (the response's `shortened` says which)",
         json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS,
                            "pattern": QUERY_PATTERN}), AfterValidator(_query)]
     limit: int = Field(LIMIT, ge=1, le=MAX_LIMIT, description="Results on the page")
@@ -95,6 +102,9 @@ class FindQuery(BaseModel):
     explain: bool = Field(False, description="Add each result's score breakdown")
     per_site: int = Field(PER_SITE, ge=1, le=MAX_PER_SITE,
                           description="Results per site on one page (a site filter lifts it)")
+    group: Group = Field("action", description=(
+        "`action` (default): `results`, one per action or flow; `site`: `sites`, one per site "
+        "(best first) with its best `per_site` actions; `limit` and `offset` then count sites"))
 
     @property
     def origins(self) -> Origin:

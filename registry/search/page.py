@@ -1,21 +1,25 @@
-"""Turning ranked index hits into a page: grouping, pagination and explanations.
+"""Turning ranked index hits into a page: grouping, diversity, pagination and explanations.
 
 Grouping keeps one site or one flow from crowding the page: an action that is a step of a
 flow ranked above it is folded under that flow (the flow lists its steps), and each page holds
 at most ``cap`` results per site while other sites have candidates; a site's extras move to
-later pages, they are not dropped.
+later pages, they are not dropped. Within a page, sites also take turns: a site's k-th result
+on the page is placed as if it scored DIVERSITY^k of its score, so a second action of one site
+must beat the best of another by that margin (the scores shown stay the scores).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import tantivy
+
+DIVERSITY = 0.9
 
 
 @dataclass
@@ -28,6 +32,7 @@ class Hit:
     steps: tuple[str, ...]
     payload: bytes
     explain: list[dict[str, Any]] | None = None
+    support: float = 0.0  # what its site's other candidates added (registry.search.sites)
 
     def json(self) -> bytes:
         """The wire form: the stored payload with the score (and explanation) spliced in."""
@@ -37,14 +42,33 @@ class Hit:
         return self.payload[:-1] + extra + b"}"
 
 
-def _hit(searcher: tantivy.Searcher, score: float, address: tantivy.DocAddress) -> Hit:
+class Docs:
+    """A searcher whose documents are read once per search: the meaning re-rank reads a
+    candidate's vector and the page its payload from the same document (a load is about
+    20 us at 100k actions). Anything else is the searcher's own."""
+
+    def __init__(self, searcher: tantivy.Searcher) -> None:
+        self._searcher = searcher
+        self._docs: dict[tuple[int, int], tantivy.Document] = {}
+
+    def doc(self, address: tantivy.DocAddress) -> tantivy.Document:
+        key = (address.segment_ord, address.doc)
+        if key not in self._docs:
+            self._docs[key] = self._searcher.doc(address)
+        return self._docs[key]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._searcher, name)
+
+
+def load(searcher: tantivy.Searcher | Docs, score: float, address: tantivy.DocAddress) -> Hit:
     doc = searcher.doc(address)
     return Hit(float(score), address, doc.get_first("kind") or "action",
                doc.get_first("site") or "", doc.get_first("key") or "",
                tuple(doc.get_all("step")), doc.get_first("payload"))
 
 
-def _unfolded(hits: Iterator[Hit]) -> Iterator[Hit]:
+def unfolded(hits: Iterable[Hit]) -> Iterator[Hit]:
     """Skip actions that are steps of a flow of the same site ranked above them."""
     folded: set[tuple[str, str]] = set()
     for hit in hits:
@@ -54,48 +78,62 @@ def _unfolded(hits: Iterator[Hit]) -> Iterator[Hit]:
         yield hit
 
 
+class _Candidates:
+    """A ranking's hits as a page draws them: ``pool`` holds the ones drawn but not placed
+    yet (in rank order), ``floor`` the score of the last one drawn (no hit left in ``hits``
+    scores more)."""
+
+    def __init__(self, hits: Iterator[Hit]) -> None:
+        self.hits, self.pool, self.floor = hits, [], float("inf")
+
+    def best(self, on_page: Counter[str], cap: int) -> Hit | None:
+        """The hit to place next on a page holding ``on_page`` hits per site: the best by
+        DIVERSITY-discounted score among sites under ``cap``. Draws from ``hits`` only while
+        one of them could still win: documents further down are never loaded."""
+        best, value = None, float("-inf")
+        for i, hit in enumerate(self.pool):
+            if on_page[hit.site] < cap and hit.score * DIVERSITY ** on_page[hit.site] > value:
+                best, value = i, hit.score * DIVERSITY ** on_page[hit.site]
+        while self.floor > value:
+            hit = next(self.hits, None)
+            if hit is None:
+                self.floor = float("-inf")
+                break
+            self.pool.append(hit)
+            self.floor = hit.score
+            if on_page[hit.site] < cap and hit.score * DIVERSITY ** on_page[hit.site] > value:
+                best, value = len(self.pool) - 1, hit.score * DIVERSITY ** on_page[hit.site]
+        return None if best is None else self.pool.pop(best)
+
+
 def _paged(hits: Iterator[Hit], size: int, cap: int, want: int) -> tuple[list[Hit], bool]:
-    """The first ``want`` hits of pages of ``size`` filled in rank order with at most ``cap``
-    hits per site; hits over the cap wait for a later page, or fill this one when only
-    capped sites are left. Lazy: documents past the requested page are never loaded. Also
-    says whether a page had to be filled from over-cap hits (the candidates ran out first)."""
+    """The first ``want`` hits of pages of ``size``, each filled best first (``_Candidates``)
+    with at most ``cap`` hits per site; hits over the cap wait for a later page, or fill this
+    one when only capped sites are left. Also says whether a page had to be filled from
+    over-cap hits (the candidates ran out first)."""
     ordered: list[Hit] = []
-    held: list[Hit] = []  # over their site's cap so far, in rank order
-    rank: dict[int, int] = {}
+    candidates = _Candidates(hits)
     crowded = False
     while len(ordered) < want:
-        per_site: Counter[str] = Counter()
+        on_page: Counter[str] = Counter()
         page: list[Hit] = []
-        queue, held = deque(held), []
-        while len(page) < size:
-            hit = queue.popleft() if queue else next(hits, None)
-            if hit is None:
-                break
-            rank.setdefault(id(hit), len(rank))
-            if per_site[hit.site] < cap:
-                page.append(hit)
-                per_site[hit.site] += 1
-            else:
-                held.append(hit)
-        held = sorted(held + list(queue), key=lambda h: rank[id(h)])
-        crowded |= len(page) < size and bool(held)
-        page, held = page + held[: size - len(page)], held[size - len(page) :]
+        while len(page) < size and (hit := candidates.best(on_page, cap)) is not None:
+            page.append(hit)
+            on_page[hit.site] += 1
+        held, room = candidates.pool, size - len(page)
+        crowded |= room > 0 and bool(held)
+        page, candidates.pool = page + held[:room], held[room:]
         if not page:
             break
         ordered += page
     return ordered, crowded
 
 
-def arrange(
-    searcher: tantivy.Searcher,
-    found: Sequence[tuple[float, tantivy.DocAddress]],
-    limit: int,
-    offset: int,
-    cap: int,
-) -> tuple[list[Hit], bool]:
-    """The page [offset, offset + limit) of the grouped ranking, and whether it had to take
-    more than ``cap`` hits of a site because ``found`` held too few other sites."""
-    hits = _unfolded(_hit(searcher, score, address) for score, address in found)
+def arrange(hits: Iterable[Hit], limit: int, offset: int, cap: int) -> tuple[list[Hit], bool]:
+    """The page [offset, offset + limit) of the grouped ranking of ``hits`` (best first), and
+    whether it had to take more than ``cap`` hits of a site because too few other sites
+    were among them."""
+    hits = unfolded(hits)
     if cap > 0:
         ordered, crowded = _paged(hits, limit, cap, offset + limit)
         return ordered[offset:], crowded
@@ -123,3 +161,10 @@ def explanation(
             out.append({"term": term, "field": field_name, "weight": weight,
                         "score": round(score, 4)})
     return sorted(out, key=lambda part: -part["score"])
+
+
+def supported(hit: Hit) -> list[dict[str, Any]]:
+    """The part of an ``explain`` list that its site's other candidates added, if any."""
+    if hit.support <= 0:
+        return []
+    return [{"term": "(site)", "field": "site", "weight": 1.0, "score": round(hit.support, 4)}]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.api import LONG_REQUEST
 from tests.helpers.cli import one_line_error, run
 from tests.helpers.paths import FIXTURES
 
@@ -86,5 +87,24 @@ def test_bad_options_are_one_line_from_the_contract(
 
 
 def test_an_overlong_query_is_one_line(data_dir: Path) -> None:
-    line = one_line_error(run(data_dir, "find", " ".join(["paper"] * 49)))
-    assert line == "actiondex: error: the query: must have at most 48 words"
+    line = one_line_error(run(data_dir, "find", "paper " * 200))
+    assert line == "actiondex: error: the query: must be at most 1024 characters (it has 1200)"
+
+
+def test_a_long_query_is_answered_and_says_it_was_shortened(store: Path) -> None:
+    proc = run(store, "find", LONG_REQUEST)
+    assert proc.returncode == 0, proc.stderr
+    assert "A long request: searched by its 32 rarest words" in " ".join(proc.stderr.split())
+    proc = run(store, "find", LONG_REQUEST, "--json")
+    body = json.loads(proc.stdout)
+    assert len(body["shortened"]["terms"]) == 32 and body["shortened"]["dropped"] > 0
+    assert "shortened" not in json.loads(run(store, "find", "paper", "--json").stdout)
+
+
+def test_group_site_lists_each_site_once(store: Path) -> None:
+    body = json.loads(run(store, "find", "paper", "--group", "site", "--json").stdout)
+    assert body["results"] == [] and [s["site"] for s in body["sites"]] == ["paperworks.example"]
+    proc = run(store, "find", "paper", "--group", "site")
+    assert proc.returncode == 0 and "paperworks.example" in proc.stdout
+    assert one_line_error(run(store, "find", "paper", "--group", "page")).startswith(
+        "actiondex: error: --group: Input should be 'action' or 'site'")

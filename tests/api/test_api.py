@@ -77,8 +77,7 @@ def test_limit_bounds(client: TestClient) -> None:
     [
         ({}, "q"),
         ({"q": "   "}, "q"),
-        ({"q": "x" * 513}, "q"),
-        ({"q": " ".join(["cart"] * 49)}, "q"),
+        ({"q": "x" * 1025}, "q"),
         ({"q": "cart", "effect": "explode"}, "effect"),
         ({"q": "cart", "effect": ["read", "READ"]}, "effect"),
         ({"q": "cart", "site": "shop.example/evil"}, "site"),
@@ -95,7 +94,8 @@ def test_invalid_parameters_are_structured_422(
 
 
 def test_edge_queries_are_fine(client: TestClient) -> None:
-    for q in ['"unbalanced', "site:shop.example (", "x" * 512, "\x00", "*", "!!!"]:
+    for q in ['"unbalanced', "site:shop.example (", "x" * 1024, " ".join(["cart"] * 200),
+              "\x00", "*", "!!!"]:
         response = client.get("/find", params={"q": q})
         assert response.status_code == 200, q
     assert client.get("/find", params={"q": "!!!"}).json()["results"] == []

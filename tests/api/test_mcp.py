@@ -54,6 +54,10 @@ def test_find_action_ranks_as_find_does(live: str, mode: str) -> None:
     drive(f"{live}/mcp", checks.check_find, mode)
 
 
+def test_find_action_answers_long_requests_and_by_site(live: str) -> None:
+    drive(f"{live}/mcp", checks.check_long_and_by_site)
+
+
 def test_get_action_get_site_and_prepare_call(live: str) -> None:
     drive(f"{live}/mcp", checks.check_lookups)
 

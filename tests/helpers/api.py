@@ -31,3 +31,15 @@ def error(response: object) -> dict[str, object]:
     body = response.json()  # type: ignore[attr-defined]
     assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "field"}
     return body["error"]  # type: ignore[no-any-return]
+
+
+# An agent's long request (84 words, 569 characters): what it wants, "fountain pens", comes
+# last, after more than 32 other words (the most one search scores).
+LONG_REQUEST = (
+    "Good morning, our small design studio in Leeds keeps running out of basic supplies "
+    "because nobody tracks them, and last week three colleagues missed deadlines while waiting "
+    "for deliveries from a wholesaler across town. The accountant insists every purchase "
+    "follows the quarterly budget, the office manager wants fewer suppliers, and the interns "
+    "simply want something reliable to sketch with during client workshops, presentations, "
+    "brainstorming sessions and long afternoons of drafting. Honestly, what would solve "
+    "everything right now is a good supply of fountain pens.")

@@ -7,6 +7,9 @@ from typing import Any
 
 from mcp import Client
 
+from registry.search.contract import MAX_QUERY_CHARS
+from tests.helpers.api import LONG_REQUEST
+
 TOOLS = {"find_action", "get_action", "get_site", "prepare_call"}
 EFFECTS = ("read", "write", "send", "spend", "delete")
 
@@ -30,13 +33,13 @@ async def check_tool_list(client: Client) -> None:
     assert find["required"] == ["query"]
     # GET /find's bounds, from the same FindQuery
     assert (find["properties"]["query"]["minLength"], find["properties"]["query"]["maxLength"]) \
-        == (1, 512)
+        == (1, MAX_QUERY_CHARS)
     assert (find["properties"]["limit"]["minimum"], find["properties"]["limit"]["maximum"],
             find["properties"]["limit"]["default"]) == (1, 50, 10)
     assert find["properties"]["effect"]["items"]["enum"] == list(EFFECTS)
     assert find["properties"]["effect"]["maxItems"] == 20
     assert {"site", "type", "format", "method", "auth", "origin", "offset", "per_site",
-            "explain"} <= find["properties"].keys()
+            "explain", "group"} <= find["properties"].keys()
     assert tools["get_action"].input_schema["required"] == ["id"]
     assert tools["get_site"].input_schema["required"] == ["host"]
     assert tools["prepare_call"].input_schema["required"] == ["action_id"]
@@ -77,6 +80,22 @@ async def check_find(client: Client) -> None:
     reads = await found(client, query="buy paper", effect="read")  # one value: a list of one
     assert [(r["name"], r["effect"]) for r in reads] == [("find_paper", "read"),
                                                           ("search_catalog", "read")]
+
+
+async def check_long_and_by_site(client: Client) -> None:
+    """A long request is answered and says it was shortened; group="site" gives one entry
+    per site, each with its best actions (needs_approval on each)."""
+    long = await called(client, "find_action", query=LONG_REQUEST)
+    assert long["results"] and long["results"][0]["name"] == "search_catalog"
+    assert "fountain" in long["shortened"]["terms"] and long["shortened"]["dropped"] > 0
+    short = await called(client, "find_action", query="buy printer paper")
+    assert "shortened" not in short and "sites" not in short
+    by_site = await called(client, "find_action", query="order paper", group="site")
+    assert by_site["results"] == []
+    assert sorted(s["site"] for s in by_site["sites"]) == ["inkwell.example",
+                                                           "paperworks.example"]
+    for site in by_site["sites"]:
+        assert all(a["site"] == site["site"] and "needs_approval" in a for a in site["actions"])
 
 
 async def tool_error(client: Client, tool: str, arguments: dict[str, Any]) -> str:

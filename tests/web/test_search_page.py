@@ -8,6 +8,8 @@ from urllib.parse import urlencode
 
 from fastapi.testclient import TestClient
 
+from registry.search.contract import MAX_QUERY_CHARS
+from tests.helpers.api import LONG_REQUEST
 from tests.web.conftest import SCRIPT
 
 
@@ -58,7 +60,7 @@ def test_an_effect_filter_keeps_only_that_effect(client: TestClient) -> None:
 
 
 def test_a_query_find_refuses_is_explained_on_the_page_with_422(client: TestClient) -> None:
-    for params in ({"q": ""}, {"q": "x " * 60}, {"q": "x", "effect": "maybe"},
+    for params in ({"q": ""}, {"q": "x " * 520}, {"q": "x", "effect": "maybe"},
                    {"q": "x", "site": "not a host!"}, {"q": "x", "offset": "9999"}):
         page = client.get("/", params=params)
         api = client.get("/find", params=params)
@@ -66,6 +68,14 @@ def test_a_query_find_refuses_is_explained_on_the_page_with_422(client: TestClie
         message = api.json()["error"]["message"]
         assert message.replace("'", "&#39;") in page.text, (params, message)
         assert 'role="alert"' in page.text
+
+
+def test_a_long_request_is_searched_and_the_page_says_it_was_shortened(
+        client: TestClient) -> None:
+    html = client.get("/", params={"q": LONG_REQUEST}).text
+    assert 'id="shortened"' in html and "searched by its 32 rarest words" in html
+    assert 'id="shortened"' not in client.get("/?q=add+to+cart").text
+    assert f'maxlength="{MAX_QUERY_CHARS}"' in html
 
 
 def test_hostile_text_reaches_the_page_as_text(client: TestClient) -> None:
