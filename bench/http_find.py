@@ -104,7 +104,8 @@ class Finder:
             return None
         if status != 200:
             raise RuntimeError(f"/find answered {status} for {query!r}: {body}")
-        return list(body["results"])
+        # group=site answers its entries in "sites" (each with "site"), "results" empty.
+        return list(body["sites"] if params.get("group") == "site" else body["results"])
 
     def sites(self, query: str, k: int = 10) -> list[str]:
         """The first ``k`` distinct sites /find ranks for ``query``. Without group=site, the

@@ -130,10 +130,10 @@ def ingest(tools: list[dict], tmp: Path, domain: str) -> tuple[Settings, dict]:
 
 def ours(settings: Settings, ids: dict) -> Callable[[str], list[str]]:
     index = ActionIndex.open(settings.index_path)
-    # A validated query with its text swapped in (model_copy does not validate): 54 of
-    # ToolLens's 1,877 requests have more words (up to 65) than GET /find takes
-    # (MAX_QUERY_WORDS); the engine is measured on all of them, as before. Not
-    # model_construct: it inspects every default factory's signature, 400 us a query.
+    # A validated query with its text swapped in (model_copy does not validate), so that
+    # a request over GET /find's bound (MAX_QUERY_CHARS; 3 of MetaTool's) is still measured
+    # in-process; over HTTP it is refused and counted. Not model_construct: it inspects
+    # every default factory's signature, 400 us a query.
     template = FindQuery(q="x", limit=K)
     return lambda q: [ids.get((r.site, r.name), "?")
                       for r in find(index, template.model_copy(update={"q": q})).results]
