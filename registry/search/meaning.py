@@ -6,7 +6,8 @@ vector with the request's (0 if negative), times the spread of the candidates' B
 times WEIGHT. That is 0.5 x min-max-normalised BM25 + 0.5 x cosine, in BM25's units, so
 ``explain`` still sums to the score. Short requests ("buy printer paper") name the action in
 their own words and are left as BM25 ranks them. Chosen on ToolLens, confirmed on the
-held-out MetaTool set (README, Benchmarks).
+held-out MetaTool set (README, Benchmarks). Under either meaning model (ACTIONDEX_MEANING_MODEL)
+the same: a vector of the other model (another length) counts as none.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ def by_meaning(searcher: tantivy.Searcher, q: str, found: Found) -> tuple[Found,
     if len(top) < 2:
         return found, {}
     stored = [searcher.doc(address).get_first("vec") for _, address in top]
-    cosines = vectors.similarities(vectors.embed(q), stored)
+    size = vectors.active().stored_bytes
+    if not any(v and len(v) == size for v in stored):
+        return found, {}  # none of this model's vectors: the request is not even embedded
+    cosines = vectors.similarities(vectors.query(q), stored)
     high, low = top[0][0], top[-1][0]
     spread = (high - low) or high
     bonus = {_key(address): WEIGHT * spread * max(float(cosine), 0.0)
