@@ -122,10 +122,12 @@ def cost(models: Sequence[str], use: Callable[[str], None]) -> None:
         for n in (100_000, 1_000_000):
             p50, p99, mb = dense_scan(vectors.active().dims, n)
             scans.append(f"{model:<10}{n:>10,}{p50:>9.1f}{p99:>9.1f}{mb:>9,.0f}")
-    print("\ncost: ingest = promote_site of synthetic actions (1M h: extrapolated from that "
-          "rate, not run);\nquery = embedding one request / embedding + re-ranking 50 stored "
-          "vectors, ms;\nRSS: a process before and after loading the model, MB; vec: stored "
-          "base64 chars an action, and MB at 1M")
+    load = os.getloadavg()[0]
+    print(f"\ncost (load average {load:.1f} on {os.cpu_count()} cores): ingest = promote_site "
+          "of synthetic actions (1M h: extrapolated from that rate, not run);\nquery = "
+          "embedding one request / embedding + re-ranking 50 stored vectors, ms;\nRSS: a "
+          "process before and after loading the model, MB; vec: stored base64 chars an "
+          "action, and MB at 1M")
     print(f"{'model':<10}{'embed/s':>10}{'ingest/s':>10}{'1M h':>10}{'q p50':>9}{'q p99':>9}"
           f"{'rr p50':>9}{'rr p99':>9}{'+RSS MB':>9}{'RSS MB':>8}{'vec':>7}{'1M MB':>9}")
     print("\n".join(rows))

