@@ -85,6 +85,29 @@ def test_an_index_of_the_other_model_is_not_reranked(
     assert meaning.by_meaning(searcher, SENTENCE, found) == (found, {})
 
 
+def test_e5_cosines_are_scaled_over_the_candidates(
+    session: Session, tmp_path: Path, use: Callable[[str], None]
+) -> None:
+    use("e5")
+    add_site(session, "paper.example", [
+        {"name": "find_paper", "title": "Find paper", "description": "Printer paper by the ream"},
+        {"name": "buy_toner", "title": "Buy toner", "description": "Toner for the printer"},
+        {"name": "pay_bill", "title": "Pay a bill", "description": "Pay the printer repair bill"},
+    ], name="Paper")
+    index = ActionIndex.open(tmp_path / "index")
+    index.sync(session)  # the vectors are worked out now, under e5
+    searcher = index.searcher()
+    found = searcher.search(search_plan.build_query(search_plan.term_parts(
+        {"printer": 1.0}), FindQuery(q="x")), 10).hits
+    assert len(found) == 3
+    _, bonus = meaning.by_meaning(searcher, SENTENCE, found)
+    spread = found[0][0] - found[-1][0] or found[0][0]
+    # The nearest candidate gains the whole spread and the farthest nothing, however close
+    # e5's raw cosines are to each other.
+    assert max(bonus.values()) == pytest.approx(meaning.WEIGHT * spread)
+    assert min(bonus.values()) == 0.0
+
+
 def _meaning_gained(data_dir: Path) -> list[str]:
     """The names of the results of ``actiondex find SENTENCE --explain`` that meaning raised
     (a fresh process: its index version is its model's)."""
