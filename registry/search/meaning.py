@@ -6,7 +6,9 @@ vector with the request's (0 if negative), times the spread of the candidates' B
 times WEIGHT. That is 0.5 x min-max-normalised BM25 + 0.5 x cosine, in BM25's units, so
 ``explain`` still sums to the score. Short requests ("buy printer paper") name the action in
 their own words and are left as BM25 ranks them. Chosen on ToolLens, confirmed on the
-held-out MetaTool set (README, Benchmarks).
+held-out MetaTool set (README, Benchmarks). Under either meaning model (ACTIONDEX_MEANING_MODEL)
+the same, but e5's cosines are first min-max scaled over the candidates (``_rescaled``); a
+vector of the other model (another length) counts as none.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import tantivy
 
 from registry.index import vectors
@@ -40,7 +43,13 @@ def by_meaning(searcher: tantivy.Searcher, q: str, found: Found) -> tuple[Found,
     if len(top) < 2:
         return found, {}
     stored = [searcher.doc(address).get_first("vec") for _, address in top]
-    cosines = vectors.similarities(vectors.embed(q), stored)
+    model = vectors.active()
+    present = np.array([bool(v) and len(v) == model.stored_bytes for v in stored])
+    if not present.any():
+        return found, {}  # none of this model's vectors: the request is not even embedded
+    cosines = vectors.similarities(model.query(q), stored)
+    if model.rescale:
+        cosines = _rescaled(cosines, present)
     high, low = top[0][0], top[-1][0]
     spread = (high - low) or high
     bonus = {_key(address): WEIGHT * spread * max(float(cosine), 0.0)
@@ -48,6 +57,14 @@ def by_meaning(searcher: tantivy.Searcher, q: str, found: Found) -> tuple[Found,
     rescored = sorted(((score + bonus[_key(address)], address) for score, address in top),
                       key=lambda pair: -pair[0])
     return rescored + found[len(top):], bonus
+
+
+def _rescaled(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The candidates' cosines min-max scaled to 0..1 (those without a vector stay 0): e5's
+    cosines crowd into a narrow band (0.75-0.86 for one request against 199 tools), so raw
+    they add nearly the same to every candidate and reorder little."""
+    low, high = cosines[present].min(), cosines[present].max()
+    return np.where(present, (cosines - low) / ((high - low) or 1.0), 0.0)
 
 
 def explained(bonus: Bonus, address: tantivy.DocAddress) -> list[dict[str, Any]]:

@@ -19,15 +19,15 @@ SENTENCE = "I am baking bread at home tonight and want some ideas"
 
 def test_vectors_are_small_fixed_and_say_what_text_means() -> None:
     bread = vectors.stored("Recipes for bread, cakes and pastry")
-    assert len(bread) == vectors.STORED_BYTES == vectors.DIMS // 2 and bread == vectors.stored(
+    assert len(bread) == vectors.active().stored_bytes == 32 and bread == vectors.stored(
         "Recipes for bread, cakes and pastry")
-    assert vectors.stored("") == b"" and not vectors.embed("").any()
-    shoes, query = vectors.stored("Buy running shoes"), vectors.embed("what can I bake")
+    assert vectors.stored("") == b"" and not vectors.query("").any()
+    shoes, query = vectors.stored("Buy running shoes"), vectors.query("what can I bake")
     near, far, missing = vectors.similarities(query, [bread, shoes, None])
     assert near > far and missing == 0.0
     assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
     # Four bits a component keep the direction: the stored vector is the text's own.
-    assert vectors.similarities(vectors.embed("Recipes for bread, cakes and pastry"),
+    assert vectors.similarities(vectors.query("Recipes for bread, cakes and pastry"),
                                  [bread])[0] > 0.98
 
 
