@@ -88,9 +88,11 @@ class SiteInfo:
 
     @classmethod
     def of(cls, site: Site) -> SiteInfo:
-        words = [with_parts(site.name), with_parts(site.description), split_identifier(site.host)]
+        """The site's about (the publisher's whole text) is read instead of its description."""
+        words = [with_parts(site.name), with_parts(site.about or site.description),
+                 split_identifier(site.host)]
         return cls(site.host, DUMP(domains(site.host)), " ".join(filter(None, words)),
-                   site_words(site.name, site.description))
+                   site_words(site.name, site.description, site.about))
 
 
 def _document(fields: str, text: str, payload: str, site: SiteInfo) -> str:

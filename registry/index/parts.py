@@ -20,14 +20,18 @@ from registry.identifiers import split_identifier
 from registry.index.text import type_base, type_words
 from registry.index.vectors import stored_b64
 from registry.results import PAYLOAD_JSON, result_payload
+from registry.sanitize import shorten
 from registry.schemas import AUTHS, EFFECTS
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
 # registry.parts_refresh.refresh_index_parts runs.
-INDEX_VERSION = 8  # 8: results carry auth, scope, cost and output_schema
+INDEX_VERSION = 9  # 9: the publisher's whole text (about); 8: results carry auth, scope, cost
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
+# What a site's about adds to each of its actions' vectors: its first words say what the site
+# is for; thousands of characters of it would make every action of the site mean the same.
+SITE_VECTOR_MAX = 640
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
@@ -47,7 +51,8 @@ def action_parts(
     """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
     (registry.results.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
     ``source``: the document it came from ({"url", "format"}); ``about``: its site's name and
-    description (``site_words``), for the action's vector."""
+    description (``site_words``), for the action's vector. The index reads the action's
+    ``about`` (the publisher's whole text) instead of its display description when it has one."""
     effect, kind = known_effect(row.effect), type_base(row.type)
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
@@ -57,7 +62,8 @@ def action_parts(
               "method": (row.method or "").upper(), "auth": known_auth(row.auth),
               "same_origin": "true" if row.same_origin else "false",
               "head": head(name, row.title, row.type), "params": params}
-    text = [names, title, cached_type_words(row.type, effect), row.description, params]
+    text = [names, title, cached_type_words(row.type, effect), row.about or row.description,
+            params]
     index_text = " ".join(filter(None, text))
     # What it means (registry.index.vectors), 32 bytes; with its site's words ("Worldwide Recipes:
     # Food API" says what "Get Suggestions" suggests).
@@ -84,8 +90,10 @@ def json_texts(row: Any) -> dict[str, str | None]:
     return {name: None if value is None else json.dumps(value) for name, value in values.items()}
 
 
-def site_words(name: str | None, description: str | None) -> str:
-    return " ".join(filter(None, [name, description]))
+def site_words(name: str | None, description: str | None, about: str | None = None) -> str:
+    """A site's words for its actions' vectors: its name and its about (the start of it), else
+    its description."""
+    return " ".join(filter(None, [name, shorten(about, SITE_VECTOR_MAX) if about else description]))
 
 
 def without_empty(fields: dict[str, Any]) -> dict[str, Any]:

@@ -40,8 +40,8 @@ def _columns(table: Any, names: str) -> list[Any]:
 
 _STORED_COLUMNS = _columns(ActionRow.__table__,
                            "site_id name index_version index_fields index_text payload")
-_ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description type effect "
-                           "method endpoint input_schema output_schema scope auth cost "
+_ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description about type "
+                           "effect method endpoint input_schema output_schema scope auth cost "
                            "same_origin")
 _FLOW_COLUMNS = _columns(FlowRow.__table__, "id site_id name title description effect "
                          "input_schema steps")
