@@ -54,8 +54,8 @@ class Action(StrictModel):
     title: str
     description: str = ""  # for display: cut to sanitize.DESCRIPTION_MAX
     # For the index only, never shown: the whole description and what else the publisher wrote
-    # of the action (summary, tags, examples), sanitised, up to sanitize.INDEX_TEXT_MAX; the
-    # index reads it instead of ``description`` when set ("" when it would say no more).
+    # of the action (summary, tags, examples), sanitised, up to sanitize.INDEX_TEXT_MAX, scored
+    # in an index field of its own ("" when it would say no more than ``description``).
     about: str = ""
     type: str | None = None  # Schema.org Action type when known, e.g. "SearchAction"
     effect: Effect
@@ -92,8 +92,8 @@ class Manifest(StrictModel):
     format: str  # e.g. "agent-actions", "schemaorg"
     site_name: str | None = None
     site_description: str | None = None
-    # The site's ``about`` (see Action.about): what the publisher wrote of the whole site,
-    # read by the index instead of ``site_description`` and put into every action's document.
+    # The site's ``about`` (see Action.about): what the publisher wrote of the whole site, in
+    # every action's document of the site (as its name and description are).
     site_about: str | None = None
     actions: list[Action] = Field(default_factory=list)
     flows: list[Flow] = Field(default_factory=list)

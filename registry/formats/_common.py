@@ -45,7 +45,7 @@ def described(value: Any, path: str, diags: Diagnostics,
     whole, cut = clean_text_checked(value, INDEX_TEXT_MAX)
     if cut:
         diag(diags, "truncated", path, f"text past {INDEX_TEXT_MAX} characters is not read",
-             "info")
+             "info", "say what it is for first; the rest is neither shown nor searched")
     display = shorten(whole, DESCRIPTION_MAX)
     about = index_words(whole, *extra)
     return display, "" if about == display else about

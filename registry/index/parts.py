@@ -42,6 +42,7 @@ class ActionParts:
     index_fields: str  # JSON object: the document's fields that are the action's alone
     index_text: str  # the action's own words for the ``all`` field
     payload: str  # the result's wire JSON (GET /find's, minus the score)
+    about: str = ""  # the action's own index-only text (its ``about`` column), for ``about``
 
 
 def action_parts(
@@ -51,8 +52,9 @@ def action_parts(
     """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
     (registry.results.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
     ``source``: the document it came from ({"url", "format"}); ``about``: its site's name and
-    description (``site_words``), for the action's vector. The index reads the action's
-    ``about`` (the publisher's whole text) instead of its display description when it has one."""
+    description (``site_words``), for the action's vector. ``all`` reads the display
+    description; the action's ``about`` (the publisher's whole text) goes to its own field
+    (registry.index.documents) and, instead of the description, to the vector."""
     effect, kind = known_effect(row.effect), type_base(row.type)
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
@@ -62,14 +64,14 @@ def action_parts(
               "method": (row.method or "").upper(), "auth": known_auth(row.auth),
               "same_origin": "true" if row.same_origin else "false",
               "head": head(name, row.title, row.type), "params": params}
-    text = [names, title, cached_type_words(row.type, effect), row.about or row.description,
-            params]
-    index_text = " ".join(filter(None, text))
-    # What it means (registry.index.vectors), 32 bytes; with its site's words ("Worldwide Recipes:
-    # Food API" says what "Get Suggestions" suggests).
-    fields["vec"] = stored_b64(f"{index_text} {about}".strip())
+    words = [names, title, cached_type_words(row.type, effect)]
+    index_text = " ".join(filter(None, [*words, row.description, params]))
+    # What it means (registry.index.vectors), 32 bytes: its whole text with its site's words
+    # ("Worldwide Recipes: Food API" says what "Get Suggestions" suggests).
+    meaning = [*words, row.about or row.description, params, about]
+    fields["vec"] = stored_b64(" ".join(filter(None, meaning)))
     return ActionParts(DUMP(without_empty(fields)), index_text,
-                       action_payload(row, json_texts, host, source))
+                       action_payload(row, json_texts, host, source), row.about or "")
 
 
 def action_payload(row: Any, json_texts: dict[str, str | None], host: str,

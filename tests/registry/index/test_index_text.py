@@ -65,7 +65,8 @@ def test_a_word_past_the_display_cap_finds_every_action_of_the_plugin(
 def test_stored_parts_and_parts_worked_out_at_build_time_agree(session: Session) -> None:
     store_plugin(session, f"{FILLER} {WORD}")
     stored = documents(session, HOST)
-    assert all(WORD in doc["all"] for doc in stored)
+    # Past the display cap: in ``about`` (scored with its own weight), not in ``all``.
+    assert all(WORD in doc["about"] and WORD not in doc["all"] for doc in stored)
     session.execute(update(ActionRow).values(index_version=INDEX_VERSION - 1))
     assert documents(session, HOST) == stored  # worked out from the columns
     assert refresh_index_parts(session) == 2
@@ -81,7 +82,7 @@ def test_markup_and_invisible_characters_never_reach_the_index(
     searcher = indexed(session, tmp_path).searcher()
 
     def held(word: str) -> int:  # documents holding the word, as the analyzer indexes it
-        return searcher.doc_freq("all", analyze(word)[0])
+        return sum(searcher.doc_freq(field, analyze(word)[0]) for field in ("all", "about"))
 
     assert held(WORD) == 2 and held("reversed") == 2 and held("emphasis") == 2
     for word in ("stealcookies", "script", "em"):
@@ -89,7 +90,7 @@ def test_markup_and_invisible_characters_never_reach_the_index(
     assert held("zerowidth") == 2 and held("bold") == 2  # a zero-width space is dropped
     for doc in documents(session, HOST):
         for bad in ("<", ">", "\u200b", "\u202e"):
-            assert bad not in doc["all"] and bad not in json.dumps(doc["payload"])
+            assert bad not in doc["all"] + doc["about"] and bad not in json.dumps(doc["payload"])
 
 
 def test_a_new_manifest_without_about_clears_the_sites(session: Session) -> None:
@@ -97,10 +98,25 @@ def test_a_new_manifest_without_about_clears_the_sites(session: Session) -> None
     store_plugin(session, "Plans meals.", "Dinner plans.")  # short: nothing past the display
     site = session.query(Site).filter_by(host=HOST).one()
     assert site.about == "Dinner plans. Plans meals."
-    assert not any(WORD in doc["all"] for doc in documents(session, HOST))
+    assert not any(WORD in json.dumps(doc) for doc in documents(session, HOST))
 
 
 def test_a_long_about_adds_only_its_start_to_the_vectors() -> None:
     about = "x" * (SITE_VECTOR_MAX * 4)
     assert len(site_words("Meals", "Meal plans.", about)) == len("Meals ") + SITE_VECTOR_MAX
     assert site_words("Meals", "Meal plans.") == "Meals Meal plans."
+
+
+def test_an_actions_own_long_description_is_found_past_the_cap(
+    session: Session, tmp_path: Path
+) -> None:
+    tool = {"name": "plan", "description": f"{FILLER} Knows {WORD} recipes.",
+            "inputSchema": {"type": "object"}}
+    card = {"name": "meals", "description": "Meal plans.", "tools": [tool]}
+    doc = RawDocument(url=f"https://{HOST}/.well-known/mcp.json",
+                      body=json.dumps(card).encode(), content_type="application/json")
+    promote_site(session, normalise_site(SiteCrawl(host=HOST, origin=f"https://{HOST}",
+                                                   documents=[doc])))
+    [result] = find(indexed(session, tmp_path), FindQuery(q=f"{WORD} recipes")).results
+    assert (result.name, len(result.description or "")) == ("plan", DESCRIPTION_MAX)
+    assert WORD not in result.model_dump_json()
