@@ -212,14 +212,21 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def spec_title(spec: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """(site name, site description, site about): ``info`` and the tags, which name and
-    describe the API's parts ("pet: Everything about your Pets")."""
+def spec_words(spec: dict[str, Any], title: Any = None) -> str:
+    """The index text of a whole API: ``title`` (its info.title by default), its description
+    and the tags' names and descriptions, which name and describe the API's parts ("pet:
+    Everything about your Pets")."""
     info = as_dict(spec.get("info"))
-    tags = [as_dict(tag) for tag in as_list(spec.get("tags"))[:64]]
-    words = [beyond(info.get("title"), TITLE_MAX), info.get("description")]
-    words += [part for tag in tags for part in (tag.get("name"), tag.get("description"))]
-    about = index_words(*words)
+    words = [info.get("title") if title is None else title, info.get("description")]
+    for tag in [as_dict(tag) for tag in as_list(spec.get("tags"))[:64]]:
+        words += [tag.get("name"), tag.get("description")]
+    return index_words(*words)
+
+
+def spec_title(spec: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(site name, site description, site about): ``info``, and the tags (``spec_words``)."""
+    info = as_dict(spec.get("info"))
+    about = spec_words(spec, beyond(info.get("title"), TITLE_MAX))
     description = clean_text(info.get("description")) or None
     return (clean_text(info.get("title"), TITLE_MAX) or None, description,
             about if about and about != description else None)

@@ -119,3 +119,17 @@ def test_only_text_past_the_index_cap_is_reported() -> None:
     diags.clear()
     display, about = described("word " * 500, "$.d", diags)  # cut for display only
     assert len(display) == DESCRIPTION_MAX and about == ("word " * 500).strip() and not diags
+
+
+def test_an_ai_plugins_site_about_holds_its_apis_info_and_tags() -> None:
+    spec = {"openapi": "3.1.0", "info": {"title": "Meals API", "description": "Dinners."},
+            "tags": [{"name": "pantry", "description": "What is in the cupboard"}],
+            "paths": {"/plan": {"get": {"operationId": "plan"}}}}
+    url = "https://meals.example/.well-known/ai-plugin.json"
+    manifest = normalise(
+        RawDocument(url=url, body=json.dumps(plugin("Plans meals.")).encode()),
+        resolve=lambda _: json.dumps(spec).encode())
+    assert [a.name for a in manifest.actions] == ["meals", "plan"]
+    assert manifest.site_about == ("Meal plans. Plans meals. Meals API Dinners. pantry "
+                                   "What is in the cupboard")
+    assert manifest.site_description == "Meal plans."

@@ -93,11 +93,11 @@ def test_markup_and_invisible_characters_never_reach_the_index(
             assert bad not in doc["all"] + doc["about"] and bad not in json.dumps(doc["payload"])
 
 
-def test_a_new_manifest_without_about_clears_the_sites(session: Session) -> None:
+def test_the_sites_about_follows_its_newest_manifest(session: Session) -> None:
     store_plugin(session, f"{FILLER} {WORD}")
-    store_plugin(session, "Plans meals.", "Dinner plans.")  # short: nothing past the display
+    store_plugin(session, "Plans meals.", "Dinner plans.")
     site = session.query(Site).filter_by(host=HOST).one()
-    assert site.about == "Dinner plans. Plans meals."
+    assert site.about == "Dinner plans. Plans meals. Meals API"  # and its API's title
     assert not any(WORD in json.dumps(doc) for doc in documents(session, HOST))
 
 
