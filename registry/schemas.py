@@ -56,7 +56,9 @@ class Action(StrictModel):
     # For the index only, never shown: the whole description and what else the publisher wrote
     # of the action (summary, tags, examples), sanitised, up to sanitize.INDEX_TEXT_MAX, scored
     # in an index field of its own ("" when it would say no more than ``description``).
-    about: str = ""
+    about: str = Field("", description=(
+        "What the index reads beyond description: the publisher's whole text, sanitised "
+        "(results show description only)"))
     type: str | None = None  # Schema.org Action type when known, e.g. "SearchAction"
     effect: Effect
     method: str | None = None
