@@ -119,7 +119,7 @@ def _action(op: dict[str, Any], item: dict[str, Any], method: str, route: str, b
     auth, scope = _auth(ctx.spec, op)
     return Action(
         name=name, title=summary or title_from(name), description=description or summary,
-        about=about if about != summary else "",
+        about=about,
         method=method.upper(), endpoint=absolute(base + route, base),
         effect=infer_effect(None, method, name), auth=auth, scope=scope,
         input_schema=_input(op, item, ctx), output_schema=_output(op, ctx))
