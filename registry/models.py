@@ -46,6 +46,7 @@ class Site(Base):
     origin: Mapped[str] = mapped_column(String(300))  # scheme://host[:port]
     name: Mapped[str | None] = mapped_column(String(200))
     description: Mapped[str | None] = mapped_column(Text)
+    about: Mapped[str | None] = mapped_column(Text)  # index-only (Manifest.site_about); 0012
     # Bumped on every promotion that changed the action set; the index follows it.
     version: Mapped[int] = mapped_column(default=0)
     # The store clock's number at the site's last change (registry.clock): numbers are given
@@ -117,6 +118,7 @@ class ActionRow(Base):
     name: Mapped[str] = mapped_column(String(64))
     title: Mapped[str] = mapped_column(String(320))
     description: Mapped[str] = mapped_column(Text, default="")
+    about: Mapped[str | None] = mapped_column(Text)  # index-only (Action.about); migration 0012
     type: Mapped[str | None] = mapped_column(String(100))
     effect: Mapped[str] = mapped_column(String(10), index=True)  # counted by /stats, ARD Explore
     method: Mapped[str | None] = mapped_column(String(10))

@@ -36,7 +36,7 @@ def refresh_index_parts(session: Session, batch: int = 1000) -> int:
         for row in rows:
             site = sites[row.site_id]
             with_index_parts(row, site.host, docs[row.document_id],
-                             site_words(site.name, site.description))
+                             site_words(site.name, site.description, site.about))
         session.flush()  # the rows are current now: the next query moves on
         done += len(rows)
     return done

@@ -11,7 +11,12 @@ import re
 import unicodedata
 from typing import Any
 
-DESCRIPTION_MAX = 320
+DESCRIPTION_MAX = 320  # what a result shows of a description
+# What the index reads of one field of publisher text (registry.schemas Action.about): the
+# words that say what a plugin is for are often past the display cap (an ai-plugin's
+# description_for_model runs to 8,000 characters; its median is 220, its 90th percentile
+# 1,700), but the last few thousand are mostly instructions to the model, not its purpose.
+INDEX_TEXT_MAX = 4000
 TITLE_MAX = 120
 NAME_MAX = 64
 # Work on at most this many characters: room for markup and entities around the kept text.
@@ -63,9 +68,12 @@ def clean_text_checked(value: Any, max_len: int = DESCRIPTION_MAX) -> tuple[str,
     text = _strip_markup(text[:limit])
     # NFKC before filtering: normalisation can map a character onto one we must drop.
     text = " ".join(_visible(unicodedata.normalize("NFKC", text)).split())
-    if len(text) > max_len:
-        return text[: max_len - 1].rstrip() + "…", True
-    return text, sliced
+    return shorten(text, max_len), sliced or len(text) > max_len
+
+
+def shorten(text: str, max_len: int) -> str:
+    """Clean ``text`` cut to ``max_len`` characters, an ellipsis saying so."""
+    return text if len(text) <= max_len else text[: max_len - 1].rstrip() + "…"
 
 
 def clean_text(value: Any, max_len: int = DESCRIPTION_MAX) -> str:

@@ -52,7 +52,13 @@ class RawDocument(StrictModel):
 class Action(StrictModel):
     name: str  # machine id: [A-Za-z0-9_-]{1,64}
     title: str
-    description: str = ""
+    description: str = ""  # for display: cut to sanitize.DESCRIPTION_MAX
+    # For the index only, never shown: the whole description and what else the publisher wrote
+    # of the action (summary, tags, examples), sanitised, up to sanitize.INDEX_TEXT_MAX, scored
+    # in an index field of its own ("" when it would say no more than ``description``).
+    about: str = Field("", description=(
+        "What the index reads beyond description: the publisher's whole text, sanitised "
+        "(results show description only)"))
     type: str | None = None  # Schema.org Action type when known, e.g. "SearchAction"
     effect: Effect
     method: str | None = None
@@ -88,6 +94,9 @@ class Manifest(StrictModel):
     format: str  # e.g. "agent-actions", "schemaorg"
     site_name: str | None = None
     site_description: str | None = None
+    # The site's ``about`` (see Action.about): what the publisher wrote of the whole site, in
+    # every action's document of the site (as its name and description are).
+    site_about: str | None = None
     actions: list[Action] = Field(default_factory=list)
     flows: list[Flow] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)

@@ -187,6 +187,8 @@ def _refresh_site_text(site: Site, update: SiteUpdate) -> None:
         if doc.manifest.site_name and not doc.failed:
             site.name = doc.manifest.site_name
             site.description = doc.manifest.site_description or site.description
+            if doc.manifest.site_description or doc.manifest.site_about:
+                site.about = doc.manifest.site_about  # a new description without one: none
             return
 
 

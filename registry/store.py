@@ -65,8 +65,11 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
         seen.add(action.name)
         ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#{action.name}")
         row = ActionRow(id=ident, site_id=site.id, document_id=doc.id, **action.model_dump())
+        about = manifest.site_about if manifest.site_description or manifest.site_about \
+            else site.about  # as registry.service._refresh_site_text will keep it
         with_index_parts(row, site.host, doc, site_words(
-            manifest.site_name or site.name, manifest.site_description or site.description))
+            manifest.site_name or site.name, manifest.site_description or site.description,
+            about))
         rows.append(row)
     return rows
 

@@ -7,7 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 from registry.identifiers import split_identifier
-from registry.sanitize import clean_schema, clean_text_checked, safe_name
+from registry.sanitize import (
+    DESCRIPTION_MAX,
+    INDEX_TEXT_MAX,
+    clean_schema,
+    clean_text,
+    clean_text_checked,
+    safe_name,
+    shorten,
+)
 from registry.schemas import Diagnostic, Severity
 from registry.urls import HTTP_METHODS
 
@@ -25,6 +33,44 @@ def text(value: Any, cap: int, path: str, diags: Diagnostics) -> str:
     if cut:
         diag(diags, "truncated", path, f"text cut to {cap} characters", "info")
     return cleaned
+
+
+def described(value: Any, path: str, diags: Diagnostics,
+              extra: tuple[Any, ...] = ()) -> tuple[str, str]:
+    """(display text, index text) of a description, both sanitised: the display cut to
+    DESCRIPTION_MAX for results, the index text (``Action.about``) the whole of it up to
+    INDEX_TEXT_MAX, then ``extra`` (summaries, tags, examples: words never shown); '' when
+    it says no more than the display. Only what the index cannot read is reported: a cut
+    for display alone loses no word and is nothing a publisher must fix."""
+    whole, cut = clean_text_checked(value, INDEX_TEXT_MAX)
+    if cut:
+        diag(diags, "truncated", path, f"text past {INDEX_TEXT_MAX} characters is not read",
+             "info", "say what it is for first; the rest is neither shown nor searched")
+    display = shorten(whole, DESCRIPTION_MAX)
+    about = index_words(whole, *extra)
+    return display, "" if about == display else about
+
+
+def site_text(value: Any, path: str, diags: Diagnostics,
+              extra: tuple[Any, ...] = ()) -> tuple[str | None, str | None]:
+    """(Manifest.site_description, Manifest.site_about) of a site's description (see
+    ``described``)."""
+    display, about = described(value, path, diags, extra)
+    return display or None, about or None
+
+
+def beyond(value: Any, cap: int) -> str:
+    """The whole of a text the display cap ``cap`` cuts (a long title, a summary), for the
+    index; '' when the display holds all of it."""
+    whole = clean_text(value, INDEX_TEXT_MAX)
+    return whole if len(whole) > cap else ""
+
+
+def index_words(*values: Any) -> str:
+    """Sanitised words for the index only, from text values (others skipped), each said once
+    and all of them bounded by INDEX_TEXT_MAX."""
+    texts = [clean_text(value, INDEX_TEXT_MAX) for value in values]
+    return clean_text(" ".join(dict.fromkeys(t for t in texts if t)), INDEX_TEXT_MAX)
 
 
 def title_from(name: str) -> str:

@@ -13,9 +13,18 @@ import re
 from typing import Any
 
 from registry.effects import infer_effect
-from registry.formats._common import Diagnostics, diag, title_from
+from registry.formats._common import (
+    Diagnostics,
+    as_dict,
+    as_list,
+    beyond,
+    described,
+    diag,
+    index_words,
+    title_from,
+)
 from registry.formats._jsonref import RefResolver
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_schema, clean_text, safe_name
+from registry.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
 from registry.schemas import Action, Auth
 from registry.urls import absolute
 
@@ -105,10 +114,12 @@ def _action(op: dict[str, Any], item: dict[str, Any], method: str, route: str, b
     op_id = op.get("operationId")
     name = safe_name(op_id if isinstance(op_id, str) else f"{method} {route}")
     summary = clean_text(op.get("summary"), TITLE_MAX)
+    description, about = described(op.get("description"), f"{ctx.path}.description",
+                                   ctx.diags, (beyond(op.get("summary"), TITLE_MAX),))
     auth, scope = _auth(ctx.spec, op)
     return Action(
-        name=name, title=summary or title_from(name),
-        description=clean_text(op.get("description"), DESCRIPTION_MAX) or summary,
+        name=name, title=summary or title_from(name), description=description or summary,
+        about=about,
         method=method.upper(), endpoint=absolute(base + route, base),
         effect=infer_effect(None, method, name), auth=auth, scope=scope,
         input_schema=_input(op, item, ctx), output_schema=_output(op, ctx))
@@ -201,7 +212,21 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def spec_title(spec: dict[str, Any]) -> tuple[str | None, str | None]:
-    info = spec.get("info") if isinstance(spec.get("info"), dict) else {}
-    return (clean_text(info.get("title"), TITLE_MAX) or None,
-            clean_text(info.get("description")) or None)
+def spec_words(spec: dict[str, Any], title: Any = None) -> str:
+    """The index text of a whole API: ``title`` (its info.title by default), its description
+    and the tags' names and descriptions, which name and describe the API's parts ("pet:
+    Everything about your Pets")."""
+    info = as_dict(spec.get("info"))
+    words = [info.get("title") if title is None else title, info.get("description")]
+    for tag in [as_dict(tag) for tag in as_list(spec.get("tags"))[:64]]:
+        words += [tag.get("name"), tag.get("description")]
+    return index_words(*words)
+
+
+def spec_title(spec: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(site name, site description, site about): ``info``, and the tags (``spec_words``)."""
+    info = as_dict(spec.get("info"))
+    about = spec_words(spec, beyond(info.get("title"), TITLE_MAX))
+    description = clean_text(info.get("description")) or None
+    return (clean_text(info.get("title"), TITLE_MAX) or None, description,
+            about if about and about != description else None)

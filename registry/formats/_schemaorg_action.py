@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.effects import infer_effect, type_verb
-from registry.formats._common import http_method, title_from
+from registry.formats._common import described, http_method, title_from
 from registry.formats._jsonld import Graph, Node, local_types
 from registry.formats._schemaorg_input import input_schema, output_schema
 from registry.identifiers import split_identifier
@@ -56,9 +56,12 @@ def read_action(node: Node, owner: Node, path: str, doc: Doc) -> Action | None:
         return None
     method = _method(entry, type_name, path, doc)
     name, title = _naming(node, owner, type_name, path, doc)
+    own = node.get("description")  # else its owner's (the WebSite, the Organization)
+    description, about = described(own if clean_text(own) else owner.get("description"),
+                                   f"{path}.description", doc.diags)
     return Action(
         name=name, title=title, type=type_name, method=method, endpoint=endpoint,
-        description=clean_text(node.get("description")) or clean_text(owner.get("description")),
+        description=description, about=about,
         effect=infer_effect(type_name, method, name), auth="unknown",
         input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags) | _media(entry),
         output_schema=output_schema(node, path, doc.resolve, doc.diags))

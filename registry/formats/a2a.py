@@ -12,16 +12,25 @@ from __future__ import annotations
 from typing import Any
 
 from registry.effects import infer_effect
-from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
+from registry.formats._common import (
+    Diagnostics,
+    as_dict,
+    as_list,
+    described,
+    diag,
+    site_text,
+    title_from,
+)
 from registry.formats._openapi import AUTH_TYPES
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.schemas import Action, Auth, Manifest
 from registry.urls import absolute
 
 NAME = "a2a"
 PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_SKILLS = 128
+MAX_WORDS = 16  # tags, and examples, read of a skill for the index
 _CARD_KEYS = {"url", "supportedInterfaces", "protocolVersion", "defaultInputModes",
               "capabilities", "preferredTransport", "additionalInterfaces"}
 _INPUT = {"type": "object", "properties": {"message": {
@@ -55,9 +64,10 @@ def to_manifest(data: dict[str, Any], url: str, site: str,
              "error", "list what the agent can do under skills[] (id, name, description)")
     actions = [a for i, skill in enumerate(as_list(skills)[:MAX_SKILLS])
                if (a := _skill(skill, endpoint, auth, f"$.skills[{i}]", diags))]
+    description, about = site_text(data.get("description"), "$.description", diags)
     return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
                     site_name=clean_text(data.get("name"), TITLE_MAX) or None,
-                    site_description=clean_text(data.get("description")) or None)
+                    site_description=description, site_about=about)
 
 
 def _endpoint(card: dict[str, Any], url: str, diags: Diagnostics) -> str | None:
@@ -91,11 +101,15 @@ def _skill(skill: Any, endpoint: str | None, auth: Auth, path: str,
         diag(diags, "action-skipped", path, "a skill needs an id", hint="give each skill an id")
         return None
     name = safe_name(raw)
-    description = text(skill.get("description"), DESCRIPTION_MAX, f"{path}.description", diags)
-    examples = [e for e in as_list(skill.get("examples"))[:3] if isinstance(e, str)]
-    if examples:  # the examples are how people will ask for it: worth indexing
-        description = clean_text(f"{description} Examples: {'; '.join(examples)}")
+    # The examples are how people will ask for it, the tags what it is about: the index reads
+    # them all (about); the display keeps three examples.
+    examples = [e for e in as_list(skill.get("examples"))[:MAX_WORDS] if isinstance(e, str)]
+    tags = [t for t in as_list(skill.get("tags"))[:MAX_WORDS] if isinstance(t, str)]
+    description, about = described(skill.get("description"), f"{path}.description", diags,
+                                   (*tags, *examples))
+    if examples:
+        description = clean_text(f"{description} Examples: {'; '.join(examples[:3])}")
     return Action(name=name, title=clean_text(skill.get("name"), TITLE_MAX) or title_from(name),
-                  description=description, method="POST" if endpoint else None,
+                  description=description, about=about, method="POST" if endpoint else None,
                   endpoint=endpoint, effect=infer_effect(None, None, name), auth=auth,
                   input_schema=_INPUT)

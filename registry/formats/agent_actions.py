@@ -41,16 +41,18 @@ from registry.effects import infer_effect
 from registry.formats._agent_actions_flows import INPUT_KEYS, read_flows
 from registry.formats._common import (
     Diagnostics,
+    described,
     diag,
     http_method,
     json_schema,
     machine_name,
     read_each,
+    site_text,
     text,
     title_from,
 )
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text
+from registry.sanitize import TITLE_MAX, clean_text
 from registry.schemas import EFFECTS, Action, Auth, Effect, Manifest
 from registry.urls import absolute
 
@@ -95,10 +97,11 @@ def to_manifest(data: dict[str, Any], url: str, site: str,
     base = absolute(info.get("url"), url) or url
     actions = _actions(data.get("actions"), base, diags)
     flows = read_flows(data.get("flows"), {action.name: action for action in actions}, diags)
+    description, about = site_text(info.get("description"), "$.site.description", diags)
     return Manifest(
         site=site, url=url, format=NAME, actions=actions, flows=flows, diagnostics=diags,
         site_name=clean_text(info.get("name"), TITLE_MAX) or None,
-        site_description=clean_text(info.get("description")) or None)
+        site_description=description, site_about=about)
 
 
 def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
@@ -118,10 +121,11 @@ def _action(item: Any, base: str, path: str, diags: Diagnostics) -> Action | Non
     if name is None:
         return None
     method = http_method(item.get("method"), f"{path}.method", diags)
+    description, about = described(item.get("description"), f"{path}.description", diags)
     return Action(
         name=name,
         title=text(item.get("title"), TITLE_MAX, f"{path}.title", diags) or title_from(name),
-        description=text(item.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
+        description=description, about=about,
         method=method, endpoint=_endpoint(item, base, path, diags),
         effect=_effect(item.get("effect"), method, name, path, diags),
         input_schema=json_schema(item, INPUT_KEYS, path, diags) or {"type": "object"},

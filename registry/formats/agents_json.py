@@ -24,14 +24,15 @@ from registry.formats._common import (
     Diagnostics,
     as_dict,
     as_list,
+    described,
     diag,
     http_method,
     json_schema,
-    text,
+    site_text,
     title_from,
 )
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.schemas import EFFECTS, Action, Manifest
 from registry.urls import absolute
 
@@ -75,10 +76,11 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
         diag(diags, "no-actions", "$", "this agents.json lists no actions an agent can call",
              "error", "list operations under actions[] (name, method, path, description), or "
                       "publish /.well-known/agent-actions.json")
+    description, about = site_text(data.get("description"), "$.description", diags)
     return Manifest(site=site, url=url, format=NAME, actions=actions, flows=flows,
                     diagnostics=diags,
                     site_name=clean_text(data.get("name"), TITLE_MAX) or None,
-                    site_description=clean_text(data.get("description")) or None)
+                    site_description=description, site_about=about)
 
 
 def _items(data: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -116,9 +118,10 @@ def _action(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> A
     effect = item.get("effect") if item.get("effect") in EFFECTS else infer_effect(
         None, method, name)
     label = clean_text(item.get("title") or item.get("name"), TITLE_MAX)
+    description, about = described(item.get("description"), f"{path}.description", diags)
     return Action(
         name=name, title=label if " " in label else title_from(label or name),
-        description=text(item.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
+        description=description, about=about,
         method=method, endpoint=absolute(target, base), effect=effect,
         auth=_AUTH.get(str(item.get("auth", "")).lower(), "unknown"),
         input_schema=json_schema(item, ("input_schema", "inputSchema", "parameters"), path, diags)

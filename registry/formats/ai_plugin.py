@@ -12,10 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.formats._common import Diagnostics, as_dict, diag, text, title_from
-from registry.formats._openapi import is_openapi, operations
+from registry.formats._common import (
+    Diagnostics,
+    as_dict,
+    described,
+    diag,
+    index_words,
+    title_from,
+)
+from registry.formats._openapi import is_openapi, operations, spec_words
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.schemas import Action, Auth, Manifest
 
 NAME = "ai-plugin"
@@ -49,7 +56,7 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
     diags: Diagnostics = []
     auth = _AUTH.get(str(as_dict(plugin.get("auth")).get("type", "")).lower(), "unknown")
     actions = [a for a in [_plugin_action(plugin, auth, diags)] if a]
-    api = as_dict(plugin.get("api"))
+    api, api_words = as_dict(plugin.get("api")), ""
     if not isinstance(api.get("url"), str):
         diag(diags, "missing-field", "$.api.url", "no OpenAPI document named", "warning",
              'add "api": {"type": "openapi", "url": "https://.../openapi.yaml"}')
@@ -57,12 +64,19 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
         if is_openapi(spec):
             actions += [a if a.auth != "unknown" else a.model_copy(update={"auth": auth})
                         for _, a in operations(spec, refs.add(api["url"]) or url, diags)]
+            api_words = spec_words(spec)
         else:
             diag(diags, "invalid-reference", "$.api.url", "api.url is not an OpenAPI document",
                  "error", "point api.url at the plugin's OpenAPI (JSON or YAML)")
     return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
                     site_name=clean_text(plugin.get("name_for_human"), TITLE_MAX) or None,
-                    site_description=clean_text(plugin.get("description_for_human")) or None)
+                    site_description=clean_text(plugin.get("description_for_human")) or None,
+                    # The whole plugin is the site: what it says to the model (often what it
+                    # is for, past the display cap) and its API's info and tags are in every
+                    # action's document.
+                    site_about=index_words(plugin.get("description_for_human"),
+                                           plugin.get("description_for_model"), api_words)
+                    or None)
 
 
 def _plugin_action(plugin: dict[str, Any], auth: Auth, diags: Diagnostics) -> Action | None:
@@ -72,8 +86,9 @@ def _plugin_action(plugin: dict[str, Any], auth: Auth, diags: Diagnostics) -> Ac
              hint="name_for_model is the plugin's machine name")
         return None
     name = safe_name(raw)
-    description = text(plugin.get("description_for_model") or plugin.get(
-        "description_for_human"), DESCRIPTION_MAX, "$.description_for_model", diags)
+    # No about of its own: its whole text is the site's (site_about), in its document too.
+    description, _ = described(plugin.get("description_for_model") or plugin.get(
+        "description_for_human"), "$.description_for_model", diags)
     # The plugin as a whole: what it does is unknown, so "write" (never guess "read").
     return Action(name=name, title=clean_text(plugin.get("name_for_human"), TITLE_MAX)
                   or title_from(name), description=description, effect="write", auth=auth)

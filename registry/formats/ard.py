@@ -24,9 +24,9 @@ from typing import Any
 from registry.ard import terms
 from registry.effects import infer_effect
 from registry.formats import a2a, mcp
-from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
+from registry.formats._common import Diagnostics, as_dict, as_list, described, diag, title_from
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.schemas import Action, Manifest
 from registry.urls import absolute, same_origin
 
@@ -36,6 +36,7 @@ LINK_RELS = ("ard", "ai-catalog")
 LEGACY_PATHS = {"/.well-known/ard.json": "/.well-known/ai-catalog.json"}  # asked if it is missing
 CROSS_HOST_REFERENCES = True  # entries point at cards on the agents' own hosts
 MAX_ENTRIES, MAX_NESTING = 256, 3
+MAX_WORDS = 32  # representative queries (and capabilities) of an entry the index reads
 CATALOG_TYPE = terms.CATALOG_TYPE
 
 
@@ -139,9 +140,13 @@ def _action(entry: dict[str, Any], url: str, refs: References, path: str,
     endpoint = absolute(entry.get("url"), url)
     if endpoint:
         refs.add(endpoint)
-    words = [text(entry.get("description"), DESCRIPTION_MAX, f"{path}.description", diags)]
-    for key in ("representativeQueries", "capabilities"):
-        words += [q for q in as_list(entry.get(key))[:8] if isinstance(q, str)]
+    # How people ask for it and what it can do: the display keeps a few, the index all of them.
+    lists = [[q for q in as_list(entry.get(key))[:MAX_WORDS] if isinstance(q, str)]
+             for key in ("representativeQueries", "capabilities")]
+    description, about = described(entry.get("description"), f"{path}.description", diags,
+                                   tuple(q for said in lists for q in said))
+    description = clean_text(" ".join([description, *[q for s in lists for q in s[:8]]]))
     return Action(name=name, title=clean_text(label, TITLE_MAX) or title_from(name),
-                  description=clean_text(" ".join(w for w in words if w)), endpoint=endpoint,
+                  description=description, about=about if about != description else "",
+                  endpoint=endpoint,
                   effect=infer_effect(None, None, name))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from registry.formats._common import Diagnostics, diag
+from registry.formats._common import Diagnostics, diag, site_text
 from registry.formats._references import References
 from registry.sanitize import TITLE_MAX, clean_text
 from registry.schemas import Manifest
@@ -56,8 +56,9 @@ def to_manifest(data: str, url: str, site: str, refs: References | None = None) 
     if not in_actions:
         diag(diags, "no-actions-section", "$", "no '## Actions' section", "info",
              "add '## Actions' with links to your agent-actions.json or OpenAPI document")
+    description, about = site_text(summary, "$.summary", diags)
     return Manifest(site=site, url=url, format=NAME, site_name=title or None,
-                    site_description=clean_text(summary) or None, diagnostics=diags)
+                    site_description=description, site_about=about, diagnostics=diags)
 
 
 def _names_a_manifest(url: str) -> bool:

@@ -15,9 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 from registry.effects import infer_effect
-from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
+from registry.formats._common import (
+    Diagnostics,
+    as_dict,
+    as_list,
+    described,
+    diag,
+    site_text,
+    title_from,
+)
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_schema, clean_text, safe_name
+from registry.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
 from registry.schemas import Action, Effect, Manifest
 from registry.urls import absolute
 
@@ -78,11 +86,12 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
     actions += [a for i, tool in enumerate(as_list(tools)[:MAX_TOOLS])
                 if (a := _tool(tool, endpoint, f"$.tools[{i}]", diags))]
     info = as_dict(data.get("serverInfo"))
+    # Said (and diagnosed) once already, by the server's action.
+    description, about = site_text(data.get("description") or info.get("description"), "$", [])
     return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
                     site_name=clean_text(data.get("title") or data.get("name")
                                          or info.get("name"), TITLE_MAX) or None,
-                    site_description=clean_text(data.get("description")
-                                                or info.get("description")) or None)
+                    site_description=description, site_about=about)
 
 
 def _endpoint(data: dict[str, Any], url: str) -> str | None:
@@ -103,12 +112,12 @@ def _server(data: dict[str, Any], url: str, path: str, diags: Diagnostics) -> Ac
     name = safe_name(raw.rsplit("/", 1)[-1])
     title = clean_text(data.get("title") or data.get("displayName") or data.get("display_name"),
                        TITLE_MAX)
-    description = text(data.get("description") or info.get("description"), DESCRIPTION_MAX,
-                       f"{path}.description", diags)
+    description, about = described(data.get("description") or info.get("description"),
+                                   f"{path}.description", diags)
     endpoint = _endpoint(data, url)
     # Connecting to a server is not itself a read or a write; what it can do is unknown.
     return Action(name=name, title=title or title_from(name), description=description,
-                  endpoint=endpoint, method="POST" if endpoint else None,
+                  about=about, endpoint=endpoint, method="POST" if endpoint else None,
                   effect="write")
 
 
@@ -122,10 +131,10 @@ def _tool(tool: Any, endpoint: str | None, path: str, diags: Diagnostics) -> Act
     hints = as_dict(tool.get("annotations"))
     schema = tool.get("inputSchema", tool.get("input_schema"))
     output = tool.get("outputSchema")
+    description, about = described(tool.get("description"), f"{path}.description", diags)
     return Action(name=name, title=clean_text(hints.get("title") or tool.get("title"), TITLE_MAX)
                   or title_from(name),
-                  description=text(tool.get("description"), DESCRIPTION_MAX,
-                                   f"{path}.description", diags),
+                  description=description, about=about,
                   endpoint=endpoint, method="POST" if endpoint else None,
                   effect=_effect(hints, name),
                   input_schema=clean_schema(schema) if isinstance(schema, dict)

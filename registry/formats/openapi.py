@@ -44,6 +44,6 @@ def to_manifest(data: dict[str, Any], url: str, site: str,
     if not actions and not any(d.severity == "error" for d in diags):
         diag(diags, "no-actions", "$.paths", "the document lists no operations",
              hint="describe at least one operation under paths")
-    name, description = spec_title(data)
-    return Manifest(site=site, url=url, format=NAME, site_name=name,
-                    site_description=description, actions=actions, diagnostics=diags)
+    name, description, about = spec_title(data)
+    return Manifest(site=site, url=url, format=NAME, site_name=name, site_description=description,
+                    site_about=about, actions=actions, diagnostics=diags)

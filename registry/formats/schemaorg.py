@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from registry.formats._common import site_text
 from registry.formats._jsonld import Graph, Node, local_types
 from registry.formats._references import References
 from registry.formats._schemaorg_action import Doc, read_action
@@ -68,10 +69,11 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
         if refs is not None and "WebAPI" in local_types(node):
             docs = doc.resolve(node.get("documentation"))
             refs.add(docs.get("url") if isinstance(docs, dict) else docs)
+    description, about = site_text(site_entity.get("description"), "$.description", doc.diags)
     return Manifest(
         site=site, url=url, format=NAME, actions=actions, diagnostics=doc.diags,
         site_name=clean_text(site_entity.get("name"), TITLE_MAX) or None,
-        site_description=clean_text(site_entity.get("description")) or None)
+        site_description=description, site_about=about)
 
 
 def _potential_actions(doc: Doc) -> list[tuple[Node, Node, str]]:

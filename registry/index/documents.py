@@ -45,8 +45,10 @@ STORED_FIELDS = ("id", "kind", "site", "key", "step")
 # an action leads with (first word of its name and of its title, its Schema.org type): the
 # verb it does, matched against a query's leading verb. Params are also indexed alone.
 # Each more text field costs build time (the analyzer runs per field), so parts that are not
-# scored on their own are not indexed alone.
-TEXT_FIELDS = ("all", "head", "params")
+# scored on their own are not indexed alone. ``about`` is the publisher's whole text (the
+# action's and its site's ``about``: a plugin's description_for_model past its display cap,
+# OpenAPI tags, A2A examples), scored with its own weight (registry.search.plan FIELD_BOOSTS).
+TEXT_FIELDS = ("all", "head", "params", "about")
 
 
 def build_schema() -> tantivy.Schema:
@@ -85,15 +87,16 @@ class SiteInfo:
     domains: str  # JSON list
     text: str
     about: str  # name and description as they are, for the vectors (index_parts.site_words)
+    whole: str  # the site's index-only text (sites.about), for the ``about`` field
 
     @classmethod
     def of(cls, site: Site) -> SiteInfo:
         words = [with_parts(site.name), with_parts(site.description), split_identifier(site.host)]
         return cls(site.host, DUMP(domains(site.host)), " ".join(filter(None, words)),
-                   site_words(site.name, site.description))
+                   site_words(site.name, site.description, site.about), site.about or "")
 
 
-def _document(fields: str, text: str, payload: str, site: SiteInfo) -> str:
+def _document(fields: str, text: str, payload: str, site: SiteInfo, about: str = "") -> str:
     """The document as the JSON text ``IndexWriter.add_json`` reads (a bytes field as base64):
     ``fields`` (a JSON object) with the site's domains, the ``all`` text and the payload.
 
@@ -101,13 +104,16 @@ def _document(fields: str, text: str, payload: str, site: SiteInfo) -> str:
     a time (about 9 us for a payload) and ``add_document`` then copies the whole document;
     tantivy parses this text in Rust, outside the GIL."""
     payload_b64 = b64encode(payload.encode()).decode()
-    return f'{{"domain":{site.domains},"all":{DUMP(text)},"payload":"{payload_b64}",{fields[1:]}'
+    about = " ".join(filter(None, [about, site.whole]))
+    more = f'"about":{DUMP(about)},' if about else ""
+    return (f'{{"domain":{site.domains},"all":{DUMP(text)},{more}"payload":"{payload_b64}",'
+            f'{fields[1:]}')
 
 
 def action_document(site: SiteInfo, parts: ActionParts, flows: Sequence[str]) -> str:
     """``parts`` and what the action's site and its flows add: their words in ``all``."""
     text = " ".join(filter(None, [parts.index_text, *flows, site.text]))
-    return _document(parts.index_fields, text, parts.payload, site)
+    return _document(parts.index_fields, text, parts.payload, site, parts.about)
 
 
 def steps_of(row: Any) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from registry.identifiers import split_identifier
 from registry.index.text import type_base, type_words
 from registry.index.vectors import active, stored_b64
 from registry.results import PAYLOAD_JSON, result_payload
+from registry.sanitize import shorten
 from registry.schemas import AUTHS, EFFECTS
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
@@ -28,8 +29,12 @@ from registry.schemas import AUTHS, EFFECTS
 # registry.parts_refresh.refresh_index_parts runs.
 # The meaning model's number is added (registry.index.vectors: 0 for wordllama, 1000 for e5), so
 # a change of model works every action's vector out again.
-INDEX_VERSION = 8 + active().version  # 8: results carry auth, scope, cost and output_schema
+INDEX_VERSION = 9 + active().version  # 9: the publisher's whole text (about); 8: results carry
+# auth, scope, cost and output_schema
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
+# What a site's about adds to each of its actions' vectors: its first words say what the site
+# is for; thousands of characters of it would make every action of the site mean the same.
+SITE_VECTOR_MAX = 640
 DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
@@ -40,6 +45,7 @@ class ActionParts:
     index_fields: str  # JSON object: the document's fields that are the action's alone
     index_text: str  # the action's own words for the ``all`` field
     payload: str  # the result's wire JSON (GET /find's, minus the score)
+    about: str = ""  # the action's own index-only text (its ``about`` column), for ``about``
 
 
 def action_parts(
@@ -49,7 +55,9 @@ def action_parts(
     """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
     (registry.results.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
     ``source``: the document it came from ({"url", "format"}); ``about``: its site's name and
-    description (``site_words``), for the action's vector."""
+    description (``site_words``), for the action's vector. ``all`` reads the display
+    description; the action's ``about`` (the publisher's whole text) goes to its own field
+    (registry.index.documents) and, instead of the description, to the vector."""
     effect, kind = known_effect(row.effect), type_base(row.type)
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
@@ -59,13 +67,14 @@ def action_parts(
               "method": (row.method or "").upper(), "auth": known_auth(row.auth),
               "same_origin": "true" if row.same_origin else "false",
               "head": head(name, row.title, row.type), "params": params}
-    text = [names, title, cached_type_words(row.type, effect), row.description, params]
-    index_text = " ".join(filter(None, text))
-    # What it means (registry.index.vectors), 32 bytes; with its site's words ("Worldwide Recipes:
-    # Food API" says what "Get Suggestions" suggests).
-    fields["vec"] = stored_b64(f"{index_text} {about}".strip())
+    words = [names, title, cached_type_words(row.type, effect)]
+    index_text = " ".join(filter(None, [*words, row.description, params]))
+    # What it means (registry.index.vectors), 32 bytes: its whole text with its site's words
+    # ("Worldwide Recipes: Food API" says what "Get Suggestions" suggests).
+    meaning = [*words, row.about or row.description, params, about]
+    fields["vec"] = stored_b64(" ".join(filter(None, meaning)))
     return ActionParts(DUMP(without_empty(fields)), index_text,
-                       action_payload(row, json_texts, host, source))
+                       action_payload(row, json_texts, host, source), row.about or "")
 
 
 def action_payload(row: Any, json_texts: dict[str, str | None], host: str,
@@ -86,8 +95,10 @@ def json_texts(row: Any) -> dict[str, str | None]:
     return {name: None if value is None else json.dumps(value) for name, value in values.items()}
 
 
-def site_words(name: str | None, description: str | None) -> str:
-    return " ".join(filter(None, [name, description]))
+def site_words(name: str | None, description: str | None, about: str | None = None) -> str:
+    """A site's words for its actions' vectors: its name and its about (the start of it), else
+    its description."""
+    return " ".join(filter(None, [name, shorten(about, SITE_VECTOR_MAX) if about else description]))
 
 
 def without_empty(fields: dict[str, Any]) -> dict[str, Any]:

@@ -39,9 +39,10 @@ def _columns(table: Any, names: str) -> list[Any]:
 
 
 _STORED_COLUMNS = _columns(ActionRow.__table__,
-                           "site_id name index_version index_fields index_text payload")
-_ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description type effect "
-                           "method endpoint input_schema output_schema scope auth cost "
+                           "site_id name index_version index_fields index_text payload "
+                           "about")
+_ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description about type "
+                           "effect method endpoint input_schema output_schema scope auth cost "
                            "same_origin")
 _FLOW_COLUMNS = _columns(FlowRow.__table__, "id site_id name title description effect "
                          "input_schema steps")
@@ -73,9 +74,9 @@ def _action_parts(
     in_order = (ActionRow.site_id, ActionRow.name)
     stale = False
     stored = conn.execute(select(*_STORED_COLUMNS).where(in_sites).order_by(*in_order))
-    for site_id, name, version, fields, text, payload in stored:
+    for site_id, name, version, fields, text, payload, about in stored:
         if version == INDEX_VERSION:
-            yield site_id, name, ActionParts(fields, text, payload)
+            yield site_id, name, ActionParts(fields, text, payload, about or "")
         else:
             stale = True
     if not stale:  # the usual case: no second pass over the batch's rows
