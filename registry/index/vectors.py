@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from registry.config import get_settings
 
@@ -145,8 +146,14 @@ MODELS = {
 
 
 def active() -> Model:
-    """The model the settings name (one per process: the index version is taken from it)."""
-    return MODELS[get_settings().meaning_model]
+    """The model the settings name (one per process: the index version is taken from it).
+    Settings that do not validate name the default here: the index version is read when
+    registry.index is imported, before a command can report the bad setting in one line."""
+    try:
+        settings = get_settings()
+    except ValidationError:
+        return MODELS["wordllama"]
+    return MODELS[settings.meaning_model]
 
 
 def load() -> None:
