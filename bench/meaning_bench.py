@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,7 +30,7 @@ import tantivy
 from actiondex.ingest import ingest_paths
 from bench import metatool, toollens
 from bench.meaning_cost import cost
-from bench.relevance import K, baseline, metrics, sampled, write_manifests
+from bench.relevance import K, baseline, evaluate, sampled, write_manifests
 from registry.config import Settings, get_settings
 from registry.db import make_engine, migrate, transaction
 from registry.index import ActionIndex, vectors
@@ -134,18 +133,6 @@ def fused(*ranks: Rank) -> Rank:
                 score[tool] = score.get(tool, 0.0) + 1 / (RRF_K + i + 1)
         return sorted(score, key=lambda t: -score[t])[:K]
     return ranked
-
-
-def evaluate(rank: Rank, queries: list[dict]) -> tuple[float, float, float, float, float]:
-    scores, times = [], []
-    for q in queries:
-        start = time.perf_counter()
-        ranked = rank(q["query"])
-        times.append((time.perf_counter() - start) * 1000)
-        scores.append(metrics(ranked, set(q["relevant"])))
-    times.sort()
-    return (*(statistics.fmean(s[i] for s in scores) for i in range(3)),
-            statistics.median(times), times[int(len(times) * 0.99)])
 
 
 def relevance(name: str, domain: str, tools: list[dict], sets: list[tuple[str, list]],

@@ -16,7 +16,6 @@ each name there, never to real DNS. Binding port 443 needs root (this machine's 
 
 from __future__ import annotations
 
-import datetime
 import json
 import random
 import threading
@@ -26,12 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
-from tests.hostile.certs import Pem, make_ca, server_context
+from tests.hostile.certs import issue, make_ca, server_context
 
 STORE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "openai-plugin-store"
 ROBOTS = b"User-agent: *\nAllow: /\n"
@@ -118,7 +112,7 @@ class RealWeb:
     def __enter__(self) -> RealWeb:
         self.folder.mkdir(parents=True, exist_ok=True)
         _, ca_cert, ca_key = make_ca(self.folder)
-        tls = server_context({h: _issue(self.folder, h, ca_cert, ca_key) for h in self.hosts})
+        tls = server_context({h: issue(self.folder, h, ca_cert, ca_key) for h in self.hosts})
         self._server = ThreadingHTTPServer((self.address, 443), _handler(self))
         self._server.daemon_threads = True
         self._server.socket = tls.wrap_socket(self._server.socket, server_side=True,
@@ -131,29 +125,6 @@ class RealWeb:
         self._server.shutdown()
         self._thread.join(timeout=5)
         self._server.server_close()
-
-
-def _issue(folder: Path, host: str, ca_cert: x509.Certificate,
-           ca_key: ec.EllipticCurvePrivateKey) -> Pem:
-    """A certificate for ``host`` signed by the bench's CA. Not tests.hostile.certs.issue: it
-    puts the host in the subject's common name, which holds 64 characters, and real plugin
-    hosts are longer (the subject alternative name is what TLS checks)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "real site")]))
-            .issuer_name(ca_cert.subject).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
-            .sign(ca_key, hashes.SHA256()))
-    pem = Pem(folder / f"{host}.crt", folder / f"{host}.key")
-    pem.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    pem.key.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    return pem
 
 
 def _content_type(body: bytes, path: str) -> str:

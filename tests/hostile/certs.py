@@ -36,7 +36,9 @@ def _write(folder: Path, stem: str, cert: x509.Certificate, key: ec.EllipticCurv
 def _certificate(subject: str, key: ec.EllipticCurvePrivateKey, issuer: x509.Name,
                  signer: ec.EllipticCurvePrivateKey, ca: bool) -> x509.Certificate:
     now = datetime.datetime.now(datetime.UTC)
-    builder = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer)
+    # A common name holds at most 64 characters, and real hosts can be longer: TLS checks the
+    # subject alternative name, which holds the whole host.
+    builder = (x509.CertificateBuilder().subject_name(_name(subject[:64])).issuer_name(issuer)
                .public_key(key.public_key()).serial_number(x509.random_serial_number())
                .not_valid_before(now - datetime.timedelta(minutes=5))
                .not_valid_after(now + datetime.timedelta(days=1))
