@@ -6,7 +6,7 @@ DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-test demo test lint postgres browser clean bench bench-relevance \
+.PHONY: help install install-test demo test test-fast lint postgres browser clean bench bench-relevance \
 	bench-realsites bench-speed bench-freshness
 
 help: ## Show this help
@@ -40,6 +40,10 @@ browser: ## Install Debian's chromium for the browser tests when /usr/bin/chromi
 
 test: install-test postgres browser ## Run the whole test suite on SQLite and PostgreSQL
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The tiers are in tests/tiers.py: no process started, no web crawled, no browser, SQLite only.
+test-fast: install-test ## The quick tier (about 900 tests, under a minute): run it after every change
+	$(BIN)/python -m pytest -m fast -n 2 -q $(PYTEST_ARGS)
 
 lint: install-test ## ruff over the code
 	$(BIN)/ruff check .

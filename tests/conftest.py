@@ -18,6 +18,9 @@ from sqlalchemy.orm import Session
 from registry.db import migrate
 from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 
+# Markers for the test tiers (make test-fast): tests/tiers.py.
+pytest_plugins = ["tests.tiers"]
+
 
 @pytest.fixture(scope="session")
 def pg_database() -> Iterator[str]:
