@@ -1,4 +1,4 @@
-"""Per-client rate limiting (RELIABILITY.md 32): one agent looping on /find must not slow the
+"""Per-client rate limiting (docs/RELIABILITY.md 32): one agent looping on /find must not slow the
 others. A token bucket per client address: ``burst`` requests at once, refilled at ``rate`` a
 second; past that, 429 ``rate-limited`` with ``Retry-After``. Pure ASGI, so a request costs a
 dict lookup and some arithmetic; ``/healthz`` is never limited. Behind a reverse proxy, run

@@ -50,7 +50,7 @@ def start_server(data_dir: Path, database_url: str, **settings: str
     """``actiondex serve`` over the store; ``settings``: more ACTIONDEX_ variables."""
     port = free_port()
     # wrk is one client asking as fast as it can: the per-client rate limit would measure
-    # itself, so it is off here (RELIABILITY.md 32's abuse case is tests/api/test_ratelimit.py).
+    # itself, so it is off here (docs/RELIABILITY.md 32: tests/api/test_ratelimit.py).
     env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
                ACTIONDEX_RATE_LIMIT="0", **settings)
     cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]

@@ -1,4 +1,4 @@
-"""Scrapy settings derived from the one registry Settings object (see RELIABILITY.md section 3)."""
+"""Scrapy settings derived from the one registry Settings object (docs/RELIABILITY.md, Limits)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def scrapy_settings(settings: Settings, policy: AddressPolicy,
         "DOWNLOAD_WARNSIZE": 2 * MIB,
         "DOWNLOAD_FAIL_ON_DATALOSS": True,
         # Scrapy accepts any certificate by default; a manifest from a host whose certificate
-        # does not verify could be anyone's (RELIABILITY.md 21): it is refused as tls-invalid.
+        # does not verify could be anyone's (docs/RELIABILITY.md 21): it is refused as tls-invalid.
         # Trust comes from the system store; SSL_CERT_FILE / SSL_CERT_DIR add a private CA.
         "DOWNLOAD_VERIFY_CERTIFICATES": True,
         "RETRY_TIMES": 2,
@@ -71,7 +71,7 @@ def scrapy_settings(settings: Settings, policy: AddressPolicy,
         # we never asked for.
         "METAREFRESH_ENABLED": False,
         "COOKIES_ENABLED": False,
-        # Without a safe brotli, ``br`` must not be offered (RELIABILITY.md A2).
+        # Without a safe brotli, ``br`` must not be offered (docs/RELIABILITY.md 2).
         "DEFAULT_REQUEST_HEADERS": {
             "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
             "Accept-Encoding": "gzip, deflate, br" if brotli_is_safe() else "gzip, deflate",

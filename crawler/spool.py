@@ -1,4 +1,4 @@
-"""A site's crawl the store could not take, kept on disk until it can (RELIABILITY.md 1.6, 37).
+"""A site's crawl the store could not take, kept on disk until it can (docs/RELIABILITY.md 1.6, 37).
 
 When the database is unreachable while a site is being stored, its SiteResult is written to
 ``<data_dir>/spool/`` (one file per site, written whole or not at all) instead of being lost.

@@ -2,7 +2,7 @@
 ``registry.normalising.normalise_site`` made. Functions take a Session and at most flush();
 callers own the transaction (``with registry.db.transaction(engine) as session:``).
 
-Nothing-lost rules (../shared/RELIABILITY.md section 1) live here:
+Nothing-lost rules (docs/RELIABILITY.md section 1) live here:
 - a document is replaced only by a newer document that fetched AND parsed;
 - failures (timeouts, 5xx, parse errors) record an error on the site and keep what it had;
 - a document's actions go only after repeated 404/410 answers spanning days, or at once when

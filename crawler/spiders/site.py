@@ -68,7 +68,7 @@ class SiteSpider(Spider):
     def _begin(self, site: SiteState) -> list[Request]:
         if (label := mixed_script_label(site.crawl.host)) is not None:
             # Crawled and stored under its A-label, which cannot pass for another site; the
-            # note warns whoever reads the site's errors (RELIABILITY.md 20).
+            # note warns whoever reads the site's errors (docs/RELIABILITY.md 20).
             site.note(site.crawl.origin, "confusable-host",
                       f"the name {label!r} mixes scripts and can pass for another site's")
         cached = site.memory.robots()

@@ -27,7 +27,7 @@ from registry.search.sites import SiteHits
 from registry.search.terms import Shortened, informative
 
 # Candidates looked at for one page (see _ranked); when one site's near-identical actions fill
-# all of them (a keyword-stuffed manifest, RELIABILITY.md 30), or too few sites for a page of
+# all of them (a keyword-stuffed manifest, docs/RELIABILITY.md 30), or too few sites for a page of
 # them, four times as many, up to MAX_CANDIDATES.
 MAX_CANDIDATES, SITE_FETCH = 2_000, 4
 

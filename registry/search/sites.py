@@ -5,7 +5,7 @@ a site says it is for; what one action cannot show is how much of its site match
 whose manifest is about the request has several actions among the candidates, a site with one
 stray matching word has one. So among the first CANDIDATES candidates, each site's best gains
 SUPPORT x the scores of the site's next SUPPORTERS candidates, the k-th of them divided by k
-(each more action says less: a site repeating one action 200 times, RELIABILITY.md 30, gains
+(each more action says less: a site repeating one action 200 times, docs/RELIABILITY.md 30, gains
 at most SUPPORT x 2.08 x its best score, and the per-site cap still holds). Only the best: the
 gain ranks the site, whose best action stands for it; its other actions keep their own scores,
 so a site that matches well does not crowd the page. The gain is in BM25's units and named in

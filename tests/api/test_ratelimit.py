@@ -1,4 +1,4 @@
-"""Rate limiting (RELIABILITY.md 32): one client looping on /find gets 429 with Retry-After
+"""Rate limiting (docs/RELIABILITY.md 32): one client looping on /find gets 429 with Retry-After
 past its quota, while 50 other clients, on other loopback addresses, all get their answers.
 Latency under abuse is a benchmark matter, not asserted here."""
 

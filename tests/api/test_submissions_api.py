@@ -228,7 +228,7 @@ def test_cors_does_not_cover_submissions(store: Store) -> None:
 
 
 def test_a_flood_for_one_domain_from_ten_addresses_is_capped(store: Store) -> None:
-    """RELIABILITY.md 33, scaled down: 1,000 submissions for one registrable domain from 10
+    """docs/RELIABILITY.md 33, scaled down: 1,000 submissions for one registrable domain from 10
     client addresses create no more rows than the per-domain cap (the per-client one, 200, is
     not what binds here), and every refusal is a 429 with Retry-After."""
     settings = store.settings(submit_per_domain=5, submit_per_client=200,

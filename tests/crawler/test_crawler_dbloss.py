@@ -1,4 +1,4 @@
-"""The database goes away mid-crawl (RELIABILITY.md 1.6, 37): a site stored while PostgreSQL
+"""The database goes away mid-crawl (docs/RELIABILITY.md 1.6, 37): a site stored while PostgreSQL
 is unreachable is spooled, not lost, and promoted when the database is back; nothing is ever
 half-written; an outdated spooled crawl never overwrites a newer one."""
 
@@ -139,7 +139,7 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
 def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
     tmp_path: Path, empty_pg_url: str,
 ) -> None:
-    """RELIABILITY.md 37(b): pg_terminate_backend while a site's actions are being written."""
+    """docs/RELIABILITY.md 37(b): pg_terminate_backend while a site's actions are being written."""
     settings = Settings(data_dir=tmp_path, database_url=empty_pg_url)
     store = StorePipeline.from_settings(settings, make_engine(settings))
     migrate(store.engine)

@@ -1,4 +1,4 @@
-"""Hostile and broken sites in ONE crawl beside a benign one (RELIABILITY.md section 2, A-C):
+"""Hostile and broken sites in ONE crawl beside a benign one (docs/RELIABILITY.md section 3, A-C):
 each is refused or cut off with its diagnostic code, canaries on refused addresses get no
 connection, and the benign site is fully ingested."""
 

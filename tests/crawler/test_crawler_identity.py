@@ -1,4 +1,4 @@
-"""Who a site is (RELIABILITY.md 20, 21): a host whose TLS certificate does not verify is
+"""Who a site is (docs/RELIABILITY.md 20, 21): a host whose TLS certificate does not verify is
 refused as ``tls-invalid`` and keeps what an earlier good crawl stored; a homograph host is
 stored under its A-label, flagged ``confusable-host`` and kept apart from the site it imitates."""
 
@@ -55,7 +55,7 @@ def test_a_certificate_that_does_not_verify_is_refused_and_the_last_good_version
 def test_a_homograph_host_is_stored_as_its_a_label_flagged_and_kept_apart(
     tmp_path: Path,
 ) -> None:
-    """RELIABILITY.md 20: "pаypal.test" with a Cyrillic "а" beside the real paypal.test."""
+    """docs/RELIABILITY.md 20: "pаypal.test" with a Cyrillic "а" beside the real paypal.test."""
     spoof = "xn--pypal-4ve.test"  # the A-label of "p\u0430ypal.test"
     sites = {"paypal.test": _site("real_action"), spoof: _site("spoof_action")}
     with LoopbackWeb(sites) as web:

@@ -1,4 +1,4 @@
-"""The address policy: RELIABILITY.md 2.C item 16's targets, --resolve parsing, URL checks."""
+"""The address policy: docs/RELIABILITY.md 16's targets, --resolve parsing, URL checks."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from crawler.middlewares import AddressGuardMiddleware, BlockedAddress
 from crawler.resolver import GuardedResolver
 from registry.config import Settings
 
-# RELIABILITY.md 2.C item 16: every one of these is refused with a reason.
+# docs/RELIABILITY.md 16: every one of these is refused with a reason.
 REFUSED_URLS = [
     "http://127.0.0.1/",
     "http://[::1]/",

@@ -1,5 +1,6 @@
 """Throwaway certificates for loopback HTTPS sites: a test CA, certificates it signs, and
-self-signed ones (RELIABILITY.md 21). Keys are small and short-lived; nothing leaves tmp_path."""
+self-signed ones (docs/RELIABILITY.md 21). Keys are small and short-lived; nothing leaves
+tmp_path."""
 
 from __future__ import annotations
 

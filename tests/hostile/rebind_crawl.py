@@ -1,4 +1,4 @@
-"""A crawl whose DNS answers change between lookups (RELIABILITY.md C18), run as a script:
+"""A crawl whose DNS answers change between lookups (docs/RELIABILITY.md 18), run as a script:
 
     python -m tests.hostile.rebind_crawl DATA_DIR URL
 

@@ -1,4 +1,4 @@
-"""Index rebuild killed (RELIABILITY.md 38): ``kill -9`` of ``actiondex index --rebuild`` while
+"""Index rebuild killed (docs/RELIABILITY.md 38): ``kill -9`` of ``actiondex index --rebuild`` while
 it writes its new generation, with a real API server answering /find all the while. The old
 generation keeps serving (no non-2xx), ``current`` never points at a partial build, and the
 next rebuild completes, is picked up by the server and clears the leftovers."""

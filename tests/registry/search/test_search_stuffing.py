@@ -1,4 +1,4 @@
-"""Keyword stuffing (RELIABILITY.md 30): a site repeating "flight" in 200 actions beside an
+"""Keyword stuffing (docs/RELIABILITY.md 30): a site repeating "flight" in 200 actions beside an
 honest site with one flight action, in a 200-site corpus. Each of 10 seeded corpora varies the
 filler sites and how the stuffer stuffs; the per-site cap must hold in every one, and the honest
 action must rank above every stuffed one in at least 9 of the 10."""
