@@ -37,7 +37,7 @@ PROCESS_FILES = {
     "api/test_find_long.py", "api/test_mcp_stdio.py", "api/test_observe.py",
     "api/test_ard_conformance.py", "bench/test_realsites.py",
     "jobs/test_forked.py", "jobs/test_child.py",
-    "registry/index/test_index_kill.py", "test_tiers.py",
+    "registry/index/test_index_kill.py", "test_tiers.py", "test_private_postgres.py",
 }
 # Single tests that start a process or take seconds, inside otherwise quick files.
 PROCESS_TESTS = {
