@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import time
+
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
+from actiondex import output
 from registry.config import Settings
 from registry.db import alembic_config, first_line, make_engine, migrate, transaction
-from registry.index import ActionIndex
+from registry.index import ActionIndex, IndexBusy
+
+LOCK_RETRY_S = 0.05  # between tries for the index's writer lock (a follower's sync: ms)
 
 
 class UserError(Exception):
@@ -51,10 +56,27 @@ def _require_head(engine: Engine) -> None:
 
 
 def open_index(settings: Settings, engine: Engine) -> ActionIndex:
-    """The on-disk index, brought up to date with the store (a no-op when it already is)."""
+    """The on-disk index, brought up to date with the store (a no-op when it already is).
+
+    Another process may hold the index's writer lock: a running `serve` or `mcp` takes it
+    for each sync of its live follower. Wait for it up to ``index_wait_seconds``; if it is
+    still held, leave the update to that process, say so in one line and go on with the index
+    as it is. What the command stored is in the store either way; the follower indexes it."""
     index = ActionIndex.open(settings.index_path)
-    with transaction(engine) as session:
-        index.sync(session)
+    deadline = time.monotonic() + settings.index_wait_seconds
+    while True:
+        try:
+            with transaction(engine) as session:
+                index.sync(session)
+            return index
+        except IndexBusy:
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(LOCK_RETRY_S)
+    output.info(f"actiondex: another process held the index's lock for "
+                f"{settings.index_wait_seconds:g} s, so this one left the index to it: a "
+                "running `actiondex serve` or `mcp` indexes what is stored within its "
+                "ACTIONDEX_INDEX_POLL_SECONDS; with none running, `actiondex index` does")
     return index
 
 

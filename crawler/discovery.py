@@ -8,7 +8,7 @@ hosts (an ai-plugin's ``api.url``, an api-catalog's ``service-desc``, ARD entrie
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from scrapy import Request
@@ -22,15 +22,18 @@ from registry.formats import legacy_paths, references_cross_hosts, well_known_pa
 from registry.normalising import normalise_alone
 from registry.schemas import RawDocument
 
-if TYPE_CHECKING:
-    from crawler.spiders.site import SiteSpider
-
 Follow = list[Request | None]
 
 
+class Ask(Protocol):
+    """The spider's ``request``: a request within the site's budget and robots rules, or None."""
+
+    def __call__(self, site: SiteState, url: str, kind: str, **meta: Any) -> Request | None: ...
+
+
 class Discovery:
-    def __init__(self, spider: SiteSpider) -> None:
-        self.spider = spider
+    def __init__(self, ask: Ask) -> None:
+        self.ask = ask
         # A predecessor path (ARD's ai-catalog.json) is asked for only when its successor is
         # missing: a site serving both would list every entry twice.
         self.legacy = legacy_paths()
@@ -38,7 +41,7 @@ class Discovery:
                       self.legacy.values()]
 
     def _get(self, site: SiteState, url: str, kind: str, **meta: Any) -> Request | None:
-        return self.spider.request(site, url, kind, **meta)
+        return self.ask(site, url, kind, **meta)
 
     def start(self, site: SiteState) -> Follow:
         origin, robots = site.crawl.origin, site.robots

@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     # index.changes), and how often they read every site instead, to drop deleted site rows.
     index_poll_seconds: Annotated[float, Field(gt=0)] = 1.0
     index_reconcile_seconds: Annotated[float, Field(gt=0)] = 600.0
+    # How long a command that updates the index (ingest, crawl, find...) waits for its writer
+    # lock while another process holds it, before leaving the update to that process.
+    index_wait_seconds: Annotated[float, Field(ge=0)] = 10.0
     # POST /submissions (registry.submissions): submissions created per client address and
     # per registrable domain within a sliding window of submit_window seconds (0 turns a
     # limit off), counted in the database so they hold across API replicas; at most

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TYPE_CHECKING
 
 from procrastinate import App, PsycopgConnector
 from sqlalchemy import make_url
 
+from actiondex.jobs.tasks import CRAWL_QUEUE, CrawlKnobs, register
 from actiondex.runtime import UserError
 from registry.config import Settings
 
-if TYPE_CHECKING:
-    from actiondex.jobs.tasks import CrawlKnobs
-
-CRAWL_QUEUE = "crawl"
+__all__ = ["CRAWL_QUEUE", "SCHEDULE_QUEUE", "NeedsPostgres", "conninfo", "make_app"]
 SCHEDULE_QUEUE = "schedule"
 
 
@@ -36,8 +33,6 @@ def conninfo(settings: Settings) -> str:
 
 def make_app(settings: Settings, knobs: CrawlKnobs | None = None) -> App:
     """A procrastinate App with the crawl task registered (see actiondex.jobs.tasks)."""
-    from actiondex.jobs.tasks import register
-
     app = App(connector=PsycopgConnector(conninfo=conninfo(settings), min_size=1, max_size=4))
     register(app, settings, knobs)
     return app

@@ -6,7 +6,8 @@ worker. multiprocessing's forkserver imports them once, in a process that has st
 (no reactor, no connection, no thread), and forks a child per job from it. Each child is still a
 new process that runs one crawl and exits, so Scrapy's reactor starts once per process and the
 memory of a crawl goes back with it; the child runs the very command line `actiondex crawl ...`
-would (actiondex.cli.main), its stdout and stderr in files the worker reads when it ends.
+would (the program `python -m actiondex`, run by name, so this module never imports the command
+line that contains it), its stdout and stderr in files the worker reads when it ends.
 
 Dying with the worker: the forkserver exits when the worker does (its pipe closes), and each
 child asks for SIGKILL when its parent, the forkserver, dies (PR_SET_PDEATHSIG).
@@ -17,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import runpy
 import signal
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -66,9 +69,8 @@ def _child(argv: list[str], out: str, err: str) -> None:
         target = os.open(path, os.O_WRONLY | os.O_TRUNC)
         os.dup2(target, fd)
         os.close(target)
-    from actiondex.cli import main
-
-    main(argv)
+    sys.argv = ["actiondex", *argv]
+    runpy.run_module("actiondex", run_name="__main__")  # as `python -m actiondex ARGV`
 
 
 async def run_forked(argv: list[str], timeout: float) -> ChildResult:

@@ -21,7 +21,6 @@ from protego import Protego
 from sqlalchemy import Engine, select
 
 from actiondex.jobs import hooks
-from actiondex.jobs.app import CRAWL_QUEUE
 from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
 from registry.config import Settings
@@ -31,6 +30,7 @@ from registry.store import utcnow
 
 log = logging.getLogger("actiondex.jobs")
 CRAWL_TASK = "actiondex.crawl_site"
+CRAWL_QUEUE = "crawl"  # the queue `actiondex worker` takes jobs from (actiondex.jobs.app)
 MAX_CRAWL_DELAY = 30.0  # as the crawler's cap (crawler/robots.py): a longer one skips the site
 
 

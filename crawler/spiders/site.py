@@ -49,7 +49,7 @@ class SiteSpider(Spider):
                       for h, o in origins}
         self.validators = validators or {}
         self.stored = stored or {}  # host -> its stored documents' URLs
-        self.discovery = Discovery(self)
+        self.discovery = Discovery(self.request)
 
     @property
     def agent(self) -> str:

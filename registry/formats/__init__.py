@@ -183,7 +183,7 @@ def normalise(doc: RawDocument, site: str | None = None,
     if module is None:
         found = [*diagnostics, _unknown(data)]
         return empty.model_copy(update={"diagnostics": [with_hint(d) for d in found]})
-    refs = References(doc.url, resolve)
+    refs = References(doc.url, resolve, names_a_manifest)
     try:
         manifest = module.to_manifest(data, doc.url, site, refs)
     except Exception:  # a bug in one format module must not stop a crawl of thousands of sites

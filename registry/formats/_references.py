@@ -18,13 +18,18 @@ from registry.urls import absolute
 
 # resolve(url) -> the document's bytes, or None when it is not (yet) available
 Resolve = Callable[[str], bytes | None]
+# names_a_manifest(url) -> whether a link's file name is one some format is published under
+# (the facade's, which knows every format; a format module cannot import the facade back)
+NamesAManifest = Callable[[str], bool]
 MAX_REFERENCES = 32
 MAX_RESOLVED = 8  # documents read per manifest: bounds the work one document can cause
 
 
 class References:
-    def __init__(self, base_url: str, resolve: Resolve | None = None) -> None:
+    def __init__(self, base_url: str, resolve: Resolve | None = None,
+                 names_a_manifest: NamesAManifest = lambda url: False) -> None:
         self.base_url = base_url
+        self.names_a_manifest = names_a_manifest
         self.urls: list[str] = []
         self._resolve = resolve
         self._cache: dict[str, Any] = {}

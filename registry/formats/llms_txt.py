@@ -49,7 +49,7 @@ def to_manifest(data: str, url: str, site: str, refs: References | None = None) 
             section = line[3:].strip().lower()
             in_actions = in_actions or section == "actions"
         for target in _LINK.findall(line):
-            wanted = section == "actions" or _names_a_manifest(target)
+            wanted = section == "actions" or refs.names_a_manifest(target)
             if wanted and refs.add(target) is None:
                 diag(diags, "invalid-reference", f"$.lines[{number}]",
                          "not an http(s) link; ignored", "info")
@@ -59,10 +59,3 @@ def to_manifest(data: str, url: str, site: str, refs: References | None = None) 
     description, about = site_text(summary, "$.summary", diags)
     return Manifest(site=site, url=url, format=NAME, site_name=title or None,
                     site_description=description, site_about=about, diagnostics=diags)
-
-
-def _names_a_manifest(url: str) -> bool:
-    # The facade knows every format's file names; it imports this module, so ask it late.
-    from registry.formats import names_a_manifest
-
-    return names_a_manifest(url)
