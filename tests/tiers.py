@@ -34,6 +34,7 @@ PROCESS_FILES = {
     "actiondex/test_doors.py", "actiondex/test_living_index.py", "actiondex/test_runs_cli.py",
     "actiondex/test_sites_cli.py", "actiondex/test_submit_cli.py",
     "actiondex/test_validate_cli.py", "actiondex/test_ingest.py",
+    "actiondex/test_ingest_while_serving.py",
     "api/test_find_long.py", "api/test_mcp_stdio.py", "api/test_observe.py",
     "api/test_ard_conformance.py", "bench/test_realsites.py",
     "jobs/test_forked.py", "jobs/test_child.py",
