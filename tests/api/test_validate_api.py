@@ -47,6 +47,8 @@ def test_post_a_manifest(client: TestClient) -> None:
     ({"url": "http://127.0.0.1:9/"}, 422, "url"),
     ({"url": "--allow-private"}, 422, "url"),
     ({"url": "pyproject.toml/x"}, 422, "url"),
+    ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
+    ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
 ])
 def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str, Any],
                                               status: int, field: str) -> None:
