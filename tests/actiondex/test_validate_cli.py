@@ -84,6 +84,7 @@ def test_references_are_read_from_files_beside_it() -> None:
     (["https://shop.invalid/a%0d%0ab.json"], "control characters"),
     (["shop.test", "--resolve", "nonsense"], "--resolve"),
     ([str(FILES / "shop.json"), "--origin", "ftp://x"], "--origin"),
+    ([str(FILES / "shop.json"), "--origin", "https://x.example:0"], "port that is not"),
 ])
 def test_bad_input_exits_2_with_one_line(data_dir: Path, args: list[str], expect: str) -> None:
     proc = validate(data_dir, *args)

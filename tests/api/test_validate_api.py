@@ -57,6 +57,15 @@ def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str,
     assert response.status_code == status and error["field"] == field and error["message"]
 
 
+def test_post_with_an_origin_at_port_0_is_422(client: TestClient) -> None:
+    """Issue 25 item 10: ``:0`` was read as the default port and the manifest placed there."""
+    response = client.post("/validate", params={"origin": "https://ping.example:0"},
+                           content=(FILES / "no-site.json").read_bytes())
+    error = response.json()["error"]
+    assert response.status_code == 422 and error["field"] == "origin"
+    assert "port that is not a number from 1 to 65535" in error["message"]
+
+
 def test_post_too_large_is_413(client: TestClient) -> None:
     response = client.post("/validate", content=b" " * (2 << 20))
     assert response.status_code == 413 and response.json()["error"]["code"] == "too-large"
