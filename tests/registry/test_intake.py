@@ -32,6 +32,7 @@ def test_urls_people_give_pass(text: str, url: str) -> None:
     ("https://shop.example/a\nb", "control characters"),
     ("https://shop.ex\rample/", "control characters"),
     ("https://shop.example/\x00", "control characters"),
+    ("https://shop.example/\x85next", "control characters"),
     ("https://shop.example/%0d%0aSet-Cookie:%20x=1", "control characters"),
     ("https://shop.example/?q=%0A", "control characters"),
     ("https://shop%0a.example/", "control characters"),
