@@ -17,6 +17,7 @@ from registry.formats import MAX_BYTES
 from registry.pages import MAX_HTML_BYTES, is_html
 from registry.placement import place
 from registry.schemas import FetchFailure, RawDocument
+from registry.urls import intake_url
 from registry.validate import (
     SiteReport,
     ValidationReport,
@@ -58,7 +59,10 @@ def validate_target(target: str, origin: str | None, resolve: list[str],
     path = _local_file(target)
     if path is not None:
         return validate_file(path, origin)
-    url = _as_url(target)
+    try:
+        url = intake_url(_as_url(target))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     # The crawler (and Scrapy) load only when something is fetched; a file needs neither.
     from actiondex.policy import make_policy
     from crawler.fetch import fetch_document, fetch_site

@@ -40,7 +40,8 @@ class SubmissionOut(Strict):
     nothing found)."""
 
     id: str = Field(description="An unguessable token: whoever holds it can follow it")
-    url: str = Field(description="The target as the crawler takes it")
+    url: str = Field(description="The site's homepage, where the crawl starts "
+                                 "(scheme://host[:port]/: no path, query or fragment is kept)")
     host: str
     status: Status
     reason: str | None
@@ -50,6 +51,19 @@ class SubmissionOut(Strict):
     started_at: datetime | None
     finished_at: datetime | None
     link: str = Field(description="This submission: /submissions/{id}")
+
+
+class SubmissionTaken(Strict):
+    """The host already has a queued or crawling submission. Its id and URL are its
+    submitter's: another submitter learns only that the host is on its way."""
+
+    host: str
+    status: Literal["queued", "crawling"]
+
+
+def taken_out(row: Submission) -> dict[str, Any]:
+    """The answer to a duplicate: no id, no URL, nothing else of someone else's submission."""
+    return {"host": row.host, "status": row.status}
 
 
 def submission_out(row: Submission) -> dict[str, Any]:

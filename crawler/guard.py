@@ -136,6 +136,8 @@ class AddressPolicy:
         host = _norm_host(parts.hostname or "")
         if not host:
             return f"URL {url!r} has no host"
+        if port == 0:  # not "the default port": nothing listens there
+            return "port 0 is not a port a site is served on"
         return self._check_host_port(host, port or DEFAULT_PORTS[scheme])
 
     def _check_host_port(self, host: str, port: int) -> str | None:

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from crawler.guard import AddressPolicy
 from registry.placement import origin_of
-from registry.urls import site_of
+from registry.urls import intake_url, site_of
 
 
 def target_url(target: str) -> str:
     """The URL a target means: a bare domain is its https homepage; a URL keeps its scheme and
-    port. ValueError, in one line, for a target that names no http(s) site."""
-    target = target.strip()
-    url = target if "://" in target else f"https://{target}/"
+    port. ValueError, in one line, for a target that names no http(s) site or that the intake
+    check (registry.urls.intake_url: control characters, a port outside 1-65535) refuses."""
+    url = intake_url(target)
     try:
         site_origin(url)
     except ValueError:
-        raise ValueError(f"{target!r} is not a domain or an http(s) URL") from None
+        raise ValueError(f"{target.strip()!r} is not a domain or an http(s) URL") from None
     return url
 
 

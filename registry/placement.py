@@ -41,7 +41,7 @@ class Placed:
 
 def origin_of(value: str) -> str:
     """``scheme://host[:port]`` of a URL or a bare host (meaning https), the host an A-label.
-    ValueError when it is neither."""
+    ValueError when it is neither, or its port is not 1-65535."""
     parts = urlsplit(value.strip() if "://" in value else f"https://{value.strip()}")
     host = (parts.hostname or "").rstrip(".")
     if parts.scheme not in ("http", "https") or not host:
@@ -50,7 +50,12 @@ def origin_of(value: str) -> str:
     if not _valid_host(host):
         raise ValueError(f"{value!r} is not a domain or an http(s) URL")
     netloc = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
-    port = parts.port  # ValueError for a port out of range
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:  # ":0" is no site's port, not "the default one"
+        raise ValueError(f"{value!r} has a port that is not a number from 1 to 65535")
     return f"{parts.scheme}://{netloc}{f':{port}' if port else ''}"
 
 

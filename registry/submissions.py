@@ -1,6 +1,7 @@
 """Submissions: someone asks for a host to be crawled (POST /submissions, `actiondex
 submit`). Each is queued, then crawling, then done (with the actions found) or failed (with
-the reason). One open submission per host: a duplicate gets the open one back.
+the reason). One open submission per host: a duplicate gets the open one back (the API
+shows another submitter only its host and status). Only a site's homepage URL is stored.
 
 The crawl side: ``pending_hosts`` (the queue, oldest first), ``mark_crawling`` when a crawl
 run takes hosts, ``settle`` in the same transaction as the host's promotion (so any crawl of
@@ -21,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from registry.models import ActionRow, Site, Submission
+from registry.placement import origin_of
 from registry.submit_limits import Limits, check_limits, registrable_domain
 from registry.urls import site_of
 
@@ -34,8 +36,10 @@ NEVER_REACHED = "crawl-incomplete"
 def submit(session: Session, url: str, now: datetime, *, client: str | None = None,
            limits: Limits | None = None) -> tuple[Submission, bool]:
     """(the open submission of ``url``'s host, whether it was created now). ``url`` is a
-    target the address guard accepted; ``limits`` None (the operator's CLI): no limit.
-    Raises registry.submit_limits.Limited."""
+    target the address guard accepted; only its site's homepage is stored (``scheme://host
+    [:port]/``: a crawl starts there, and a path or query may carry someone's secret);
+    ``limits`` None (the operator's CLI): no limit. Raises registry.submit_limits.Limited."""
+    url = origin_of(url) + "/"
     host = site_of(url)
     existing = open_submission(session, host)
     if existing is not None:

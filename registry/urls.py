@@ -13,6 +13,7 @@ MAX_URL = 2048
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _HOLE = re.compile(r"\{[^{}]*\}")  # an RFC 6570 expression, e.g. {q} or {?q,page}
 _MASK_OPEN, _MASK_CLOSE = "\ue000", "\ue001"  # private-use: never part of a real URL
+_ENCODED_CONTROL = re.compile(r"%(?:[01][0-9a-f]|7f)", re.IGNORECASE)  # %0d, %0a, %00, ...
 
 
 def site_of(url: str) -> str:
@@ -27,6 +28,36 @@ def site_of(url: str) -> str:
         return a_label(host)
     except ValueError:  # empty or over-long labels: keep what we have, it is only a key
         return host.rstrip(".").lower()
+
+
+def intake_url(text: str) -> str:
+    """The http(s) URL a user's ``text`` names, checked before anything stores, echoes or
+    fetches it (POST /submissions, `actiondex submit`, `crawl`, `validate`, POST /validate): a
+    bare domain means its https homepage. ValueError, one line, for control characters, raw
+    or percent-encoded (CR and LF would split a log line or a header wherever the URL is
+    written), a port outside 1-65535 (``:0`` would silently mean the scheme's default), no
+    http(s) scheme or no host. Addresses are the crawler's guard's to judge, not this."""
+    text = text.strip()
+    if not text or len(text) > MAX_URL:
+        raise ValueError(f"a URL must have 1 to {MAX_URL} characters")
+    if any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in text) or \
+            _ENCODED_CONTROL.search(text):  # C0, DEL and C1 (NEL, U+0085, ends a line too)
+        raise ValueError(f"{text!r} contains control characters (such as CR or LF, raw or "
+                         "percent-encoded)")
+    url = text if "://" in text else f"https://{text}/"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a domain or an http(s) URL") from None
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 0 < port <= 65535:
+        raise ValueError(f"{text!r} has a port that is not a number from 1 to 65535")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{text!r} is not a domain or an http(s) URL")
+    return url
 
 
 def a_label(host: str) -> str:

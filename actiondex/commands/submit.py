@@ -17,9 +17,12 @@ def submit(
 ) -> None:
     """Queue a site for crawling, as POST /submissions does (without its rate limits).
 
-    The URL must pass the crawler's address guard. A host that already has a queued or
-    crawling submission gets that one back. With --json: the submission (as GET
-    /submissions/{id} shows it) and "created". Exit code 0 when queued, 2 on a refused URL.
+    The URL must pass the intake check (no control characters, a port from 1 to 65535) and
+    the crawler's address guard; only the site's homepage is stored. A host that already has
+    a queued or crawling submission gets that one back, whole: the operator holds the store
+    (POST /submissions tells another submitter only its host and status). With --json: the
+    submission (as GET /submissions/{id} shows it) and "created". Exit code 0 when queued, 2
+    on a refused URL.
     """
     from actiondex.submitting import run
 

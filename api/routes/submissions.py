@@ -26,7 +26,9 @@ from api.submission_resources import (
     MAX_URL,
     SubmissionOut,
     SubmissionRequest,
+    SubmissionTaken,
     submission_out,
+    taken_out,
 )
 from registry.config import Settings
 from registry.db import transaction
@@ -39,16 +41,17 @@ MAX_BODY = 32 * 1024  # a 2048-character url, every character \u-escaped, fits
 Token = Annotated[str, Path(min_length=16, max_length=32, pattern=r"^[A-Za-z0-9_-]+$",
                             description="The id POST /submissions gave")]
 POST_TEXT = {
-    422: "The body is no {\"url\"} (`invalid-parameter`) or the crawler's address guard "
-         "refuses the URL (`refused`: malformed, not http(s), a non-public address, a "
-         "non-web port)",
+    422: "The body is no {\"url\"} (`invalid-parameter`) or the URL is refused (`refused`: "
+         "malformed, not http(s), control characters such as CR or LF (raw or "
+         "percent-encoded), a port outside 1-65535, a non-public address, a non-web port)",
     429: "Too many submissions from this client or for this registrable domain "
          "(`rate-limited`), or the queue is full (`queue-full`); see Retry-After",
     503: "The store cannot be reached (`store-unavailable`), or this server cannot check "
          "addresses (`submissions-off`); see Retry-After",
 }
-OK = {200: {"model": SubmissionOut, "description": "The host already had a queued or "
-            "crawling submission: that one, unchanged (duplicates collapse)"},
+OK = {200: {"model": SubmissionTaken, "description": "The host already had a queued or "
+            "crawling submission: only its host and status (its id and URL are its "
+            "submitter's; duplicates collapse)"},
       202: {"model": SubmissionOut, "description": "Queued: a new submission; follow "
             "`link` (also the Location header)"}}
 
@@ -62,7 +65,8 @@ router = APIRouter(tags=["submissions"])
                  "schema": SubmissionRequest.model_json_schema()}}}})
 async def create_submission(request: Request, engine: EngineDep) -> JSONResponse:
     """Ask for a crawl of a site (a site owner, or an agent that saw a manifest). Answers
-    202 with a new submission, or 200 with the host's open one; follow its ``link``."""
+    202 with a new submission (follow its ``link``), or 200 with only the host and status
+    of the host's open one."""
     body = await bounded_body(request, MAX_BODY)
     if body is None:
         return error_response(413, "too-large", f"the body is larger than {MAX_BODY} bytes")
@@ -87,8 +91,9 @@ async def create_submission(request: Request, engine: EngineDep) -> JSONResponse
     except Limited as exc:
         return error_response(429, exc.code, str(exc),
                               headers={"Retry-After": str(exc.retry_after)})
-    return JSONResponse(row, status_code=202 if created else 200,
-                        headers={"Location": row["link"]})
+    if not created:
+        return JSONResponse(row)
+    return JSONResponse(row, status_code=202, headers={"Location": row["link"]})
 
 
 @router.get("/submissions/{id}", response_model=SubmissionOut, operation_id="get_submission",
@@ -106,7 +111,7 @@ def _submit(engine: Engine, target: str, client: str, limits: Limits
             ) -> tuple[dict[str, Any], bool]:
     with transaction(engine) as session:
         row, created = submit(session, target, utcnow(), client=client, limits=limits)
-        return submission_out(row), created
+        return (submission_out(row) if created else taken_out(row)), created
 
 
 def _url(body: bytes) -> str | None:

@@ -79,6 +79,8 @@ def test_ingest_without_origin_skips_the_file_and_says_how(data_dir: Path) -> No
     (["find", "   "], "empty"),
     (["ingest", "/no/such/file"], "no such file"),
     (["crawl", "http://127.0.0.1:9/"], "refused"),
+    (["crawl", "http://example.com:0/"], "port that is not a number from 1 to 65535"),
+    (["crawl", "https://shop.example/%0D%0A"], "control characters"),
     (["crawl", "example.test", "--resolve", "nonsense"], "--resolve"),
 ])
 def test_bad_input_is_one_line(data_dir: Path, args: list[str], expect: str) -> None:

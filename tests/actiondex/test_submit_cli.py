@@ -29,7 +29,7 @@ def test_submit_queues_once_and_prints_one_json_object(data_dir: Path, db_url: s
     body = json.loads(first.stdout)
     assert set(body) == KEYS and body["created"] is True
     assert (body["status"], body["host"], body["url"]) == (
-        "queued", "shop.example", "https://Shop.example/catalog")
+        "queued", "shop.example", "https://shop.example/")  # the site's homepage only
     again = json.loads(run(data_dir, "submit", "--json", "shop.example", db_url=db_url).stdout)
     assert again["created"] is False and again["id"] == body["id"]
 
@@ -45,6 +45,8 @@ def test_submit_for_people_says_what_happened(data_dir: Path) -> None:
     ("http://127.0.0.1:9/", "non-public address"),
     ("localhost", "loopback name"),
     ("not a url!!", "is not a domain or an http(s) URL"),
+    ("http://example.com:0/", "port that is not a number from 1 to 65535"),
+    ("https://shop.example/%0d%0aX:%201", "control characters"),
 ])
 def test_refused_urls_exit_2(data_dir: Path, url: str, says: str) -> None:
     proc = run(data_dir, "submit", "--", url)

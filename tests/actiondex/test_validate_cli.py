@@ -80,8 +80,11 @@ def test_references_are_read_from_files_beside_it() -> None:
 @pytest.mark.parametrize("args,expect", [
     (["./no/such/file.json"], "no such file"),
     (["http://127.0.0.1:9/"], "refused http://127.0.0.1:9/"),
+    (["http://shop.invalid:0/"], "port that is not a number from 1 to 65535"),
+    (["https://shop.invalid/a%0d%0ab.json"], "control characters"),
     (["shop.test", "--resolve", "nonsense"], "--resolve"),
     ([str(FILES / "shop.json"), "--origin", "ftp://x"], "--origin"),
+    ([str(FILES / "shop.json"), "--origin", "https://x.example:0"], "port that is not"),
 ])
 def test_bad_input_exits_2_with_one_line(data_dir: Path, args: list[str], expect: str) -> None:
     proc = validate(data_dir, *args)

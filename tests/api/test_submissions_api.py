@@ -110,7 +110,8 @@ def test_a_submission_is_queued_crawled_and_done(store: Store) -> None:
         assert body["status"] == "queued" and body["host"] == "alpha.test"
         assert posted.headers["location"] == body["link"] == f"/submissions/{body['id']}"
         again = client.post("/submissions", json={"url": store.web.url("alpha.test", "/x")})
-        assert again.status_code == 200 and again.json()["id"] == body["id"]
+        assert again.status_code == 200 and again.json() == {"host": "alpha.test",
+                                                             "status": "queued"}
         seen = {client.get(body["link"]).json()["status"]}
         crawl = store.crawl("alpha.test")
         while crawl.poll() is None:
@@ -157,6 +158,11 @@ def test_failed_crawls_say_why(store: Store) -> None:
     ("http://shop.example:22/", "not a web port"),
     ("ftp://shop.example/", "not a domain or an http(s) URL"),
     ("not a url!!", "not a domain or an http(s) URL"),
+    # issue 25 item 10: port 0 meant the default port; CR/LF were stored and echoed
+    ("http://example.com:0/", "port that is not a number from 1 to 65535"),
+    ("http://example.com:65536/", "port that is not a number from 1 to 65535"),
+    ("https://shop.example/\r\nX-Injected: 1", "control characters"),
+    ("https://shop.example/%0d%0aX-Injected:%201", "control characters"),
 ])
 def test_refused_addresses_are_422_with_a_reason(store: Store, url: str, says: str) -> None:
     before = store.count()
@@ -166,6 +172,25 @@ def test_refused_addresses_are_422_with_a_reason(store: Store, url: str, says: s
     assert response.status_code == 422 and error["code"] == "refused", response.text
     assert error["field"] == "url" and says in error["message"] and "\n" not in error["message"]
     assert store.count() == before
+
+
+def test_a_duplicate_tells_another_submitter_only_the_host_and_status(store: Store) -> None:
+    """Issue 25 item 8: a resubmission used to answer the first submission whole: its id (the
+    token that follows it) and its URL with the query (``/admin/reset?token=...``)."""
+    secret = "https://vault.example/admin/reset?token=s3cr3t-t0ken#step"
+    with store.client() as client:
+        first = client.post("/submissions", json={"url": secret})
+        again = client.post("/submissions", json={"url": "vault.example"})
+        mine = client.get(first.json()["link"]).json()
+    assert first.status_code == 202 and first.json()["url"] == "https://vault.example/"
+    assert again.status_code == 200 and again.json() == {"host": "vault.example",
+                                                         "status": "queued"}
+    assert "location" not in again.headers
+    assert first.json()["id"] not in again.text and "s3cr3t" not in again.text
+    assert mine["url"] == "https://vault.example/" and "s3cr3t" not in str(mine)
+    with reading(store.engine) as session:
+        stored = session.scalar(select(Submission.url).where(Submission.host == "vault.example"))
+    assert stored == "https://vault.example/"
 
 
 def test_the_limit_per_client_answers_429_with_retry_after(store: Store) -> None:

@@ -47,12 +47,23 @@ def test_post_a_manifest(client: TestClient) -> None:
     ({"url": "http://127.0.0.1:9/"}, 422, "url"),
     ({"url": "--allow-private"}, 422, "url"),
     ({"url": "pyproject.toml/x"}, 422, "url"),
+    ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
+    ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
 ])
 def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str, Any],
                                               status: int, field: str) -> None:
     response = client.post("/validate", json=body)
     error = response.json()["error"]
     assert response.status_code == status and error["field"] == field and error["message"]
+
+
+def test_post_with_an_origin_at_port_0_is_422(client: TestClient) -> None:
+    """Issue 25 item 10: ``:0`` was read as the default port and the manifest placed there."""
+    response = client.post("/validate", params={"origin": "https://ping.example:0"},
+                           content=(FILES / "no-site.json").read_bytes())
+    error = response.json()["error"]
+    assert response.status_code == 422 and error["field"] == "origin"
+    assert "port that is not a number from 1 to 65535" in error["message"]
 
 
 def test_post_too_large_is_413(client: TestClient) -> None:

@@ -62,6 +62,14 @@ def test_item_16_targets_are_refused_with_a_reason(url: str) -> None:
     assert reason and "\n" not in reason
 
 
+@pytest.mark.parametrize("allow_private", [False, True])
+def test_port_0_is_refused_not_read_as_the_default(allow_private: bool) -> None:
+    """Issue 25 item 10: ``:0`` passed as port 80/443; a redirect to it is refused too."""
+    policy = AddressPolicy(allow_private=allow_private)
+    for url in ("http://example.com:0/", "https://example.com:00/x"):
+        assert "port 0" in (policy.check_url(url) or "")
+
+
 @pytest.mark.parametrize("ip", NON_PUBLIC)
 def test_non_public_addresses(ip: str) -> None:
     assert not is_public_address(ip)

@@ -67,3 +67,10 @@ def test_hosts_are_a_labels_and_confusable_ones_flagged() -> None:
     for bad in ("ftp://x.example", "", "https://"):
         with pytest.raises(ValueError):
             origin_of(bad)
+
+
+@pytest.mark.parametrize("origin", ["http://x.example:0", "x.example:00", "https://x.example:65536"])
+def test_a_port_outside_1_to_65535_is_no_origin(origin: str) -> None:
+    """Issue 25 item 10: ``:0`` was read as the scheme's default port."""
+    with pytest.raises(ValueError, match="port that is not a number from 1 to 65535"):
+        origin_of(origin)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -32,6 +33,21 @@ def test_duplicates_collapse_onto_the_open_submission(session: Session) -> None:
     assert created and not created_again and again.id == first.id
     assert first.status == "queued" and first.host == "shop.example"
     assert len(first.id) >= 22 and first.id.isascii()  # 18 random bytes, URL-safe
+
+
+@pytest.mark.parametrize("url,stored", [
+    ("https://shop.example/admin/reset?token=s3cret#step-2", "https://shop.example/"),
+    ("http://Shop.Example:8080/a/b?c=d", "http://shop.example:8080/"),
+    ("https://shop.example#frag", "https://shop.example/"),
+    ("http://[2001:db8::1]:8443/x?y", "http://[2001:db8::1]:8443/"),
+])
+def test_only_the_site_s_homepage_is_stored(session: Session, url: str, stored: str) -> None:
+    """Issue 25 item 8: a path, query or fragment may carry someone's secret; the crawl starts
+    at the site's origin anyway (crawler.targets.site_origin), so only that is kept."""
+    row, _ = submit(session, url, utcnow())
+    assert row.url == stored
+    session.flush()
+    assert session.scalar(select(Submission.url).where(Submission.id == row.id)) == stored
 
 
 def test_one_open_submission_per_host_is_a_unique_index(session: Session) -> None:
