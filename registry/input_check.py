@@ -2,8 +2,10 @@
 every problem, each with the JSON path of the value at fault. For registry.prepare.
 
 The schema comes from a site, so it is untrusted: its regular expressions run in RE2, in
-linear time (registry.safe_patterns), and a schema that is not valid JSON Schema, or names a
-``$ref`` it does not hold, is reported as the action's fault.
+linear time (registry.safe_patterns); nothing it references is ever fetched, and its size, its
+references and the work of one check are bounded (registry.schema_bounds). A schema that is
+not valid JSON Schema, names a ``$ref`` it does not hold or is too large is reported as the
+action's fault (SchemaProblem); an input that would take too long to check, as TooComplex.
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from referencing.exceptions import Unresolvable
 
 from registry.safe_patterns import KEYWORDS, rewritten
+from registry.schema_bounds import (
+    NO_RETRIEVAL,
+    TooComplex,
+    budget,
+    budgeted,
+    reference_problem,
+    size_problem,
+    unique_items,
+)
+
+__all__ = ["MAX_DEPTH", "MAX_INPUT_BYTES", "SchemaProblem", "TooComplex", "input_problems",
+           "json_path", "size_problems"]
 
 MAX_INPUT_BYTES = 64 * 1024
 MAX_DEPTH = 32
@@ -50,7 +64,13 @@ def _required(validator: Any, required: Any, instance: Any, schema: Any
             yield ValidationError(f"{name!r} is required", path=[name])
 
 
-_Validator = validators.extend(Draft202012Validator, {"required": _required, **KEYWORDS})
+# Every keyword spends the check's budget; uniqueItems is linear, the patterns RE2's.
+_Validator = validators.extend(Draft202012Validator, budgeted({
+    **Draft202012Validator.VALIDATORS, "required": _required, "uniqueItems": unique_items,
+    **KEYWORDS}))
+# The metaschema's references are the ones jsonschema ships; none is fetched either.
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=NO_RETRIEVAL,
+                             format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def size_problems(value: Any) -> list[dict[str, str]]:
@@ -78,16 +98,22 @@ def size_problems(value: Any) -> list[dict[str, str]]:
 
 def input_problems(schema: dict[str, Any], value: dict[str, Any]) -> list[dict[str, str]]:
     """Every way ``value`` breaks ``schema`` (at most MAX_PROBLEMS), by path then message.
-    SchemaProblem when the schema itself is unusable."""
+    SchemaProblem when the schema itself is unusable; TooComplex past the check's budget."""
+    if (problem := size_problem(schema)) is not None:
+        raise SchemaProblem(problem)
+    if (error := next(_META.iter_errors(schema), None)) is not None:
+        raise SchemaProblem(f"its input schema is not valid JSON Schema: {error.message}")
+    if (problem := reference_problem(schema)) is not None:
+        raise SchemaProblem(problem)
     try:
-        _Validator.check_schema(schema)
-        validator = _Validator(rewritten(schema),
+        validator = _Validator(rewritten(schema), registry=NO_RETRIEVAL,
                                format_checker=Draft202012Validator.FORMAT_CHECKER)
         found = []
-        for error in validator.iter_errors(value):
-            found.append({"path": json_path(error.absolute_path), "message": error.message})
-            if len(found) >= MAX_PROBLEMS:
-                break
+        with budget():
+            for error in validator.iter_errors(value):
+                found.append({"path": json_path(error.absolute_path), "message": error.message})
+                if len(found) >= MAX_PROBLEMS:
+                    break
     except SchemaError as exc:
         raise SchemaProblem(f"its input schema is not valid JSON Schema: {exc.message}") from None
     except (Unresolvable, RecursionError) as exc:
