@@ -68,8 +68,11 @@ def cases(port: int, canary: Path) -> list[tuple[str, dict[str, Any], dict[str, 
         ("uniqueItems, 4,000 mixed items", field({"type": "array", "uniqueItems": True}),
          {"t": _mixed(4000)}),
         ("allOf/$ref doubling 2^16", _doubling(16), {"t": "x"}),
+        ("allOf/$ref doubling 2^18", _doubling(18), {"t": "x"}),
         ("anyOf of 40 over 4,000 items", field({"type": "array", "items": {
             "anyOf": [{"const": f"v{i}"} for i in range(40)]}}), {"t": ["v39"] * 4000}),
+        ("anyOf of 40 over 8,000 items", field({"type": "array", "items": {
+            "anyOf": [{"const": f"v{i}"} for i in range(40)]}}), {"t": ["v39"] * 8000}),
         ("$ref http to a loopback listener",
          field({"$ref": f"http://127.0.0.1:{port}/v1/config#/x"}), {"t": "x"}),
         ("$ref file:// to a local file", field({"$ref": f"{canary.as_uri()}#/x"}), {"t": "x"}),
