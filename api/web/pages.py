@@ -61,7 +61,7 @@ async def prepare_preview(request: Request, action_id: str) -> HTMLResponse:
                             problems=[{"path": "$", "message": "the form is too large"}])
     fields = input_fields(action["input_schema"], values)
     given = to_input(action["input_schema"], values)
-    try:  # off the event loop: a check may take up to registry.schema_bounds.TIME_BUDGET
+    try:  # off the event loop: a check may take up to registry.check_budget.TIME_BUDGET
         planned = await anyio.to_thread.run_sync(functools.partial(prepare_call, action, given))
     except PrepareError as exc:
         return _action_page(request, action, fields, status=422, problems=exc.problems)

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from registry.check_budget import unique_items
 from registry.formats import normalise
 from registry.input_check import input_problems
 from registry.prepare import PrepareError, prepare_call
-from registry.schema_bounds import MAX_EXPANDED, MAX_REF_DEPTH, schema_problem, unique_items
+from registry.schema_bounds import MAX_EXPANDED, MAX_REF_DEPTH, schema_problem
 from registry.schemas import RawDocument
 from tests.helpers.hostile_refs import (
     FILE_SECRET,
