@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 from referencing.exceptions import Unresolvable
@@ -62,6 +63,20 @@ def _required(validator: Any, required: Any, instance: Any, schema: Any
 _Validator = validators.extend(Draft202012Validator, budgeted({
     **Draft202012Validator.VALIDATORS, "required": _required, "uniqueItems": unique_items,
     **KEYWORDS}))
+_FIELDS = [(field.name, field.alias) for field in attrs.fields(_Validator) if field.init]
+
+
+def _evolve(self: Any, **changes: Any) -> Any:
+    """As jsonschema's evolve, but always this class: its own picks the stock validator a
+    subschema's ``$schema`` names, which has neither the budget nor the linear uniqueItems
+    nor the RE2 patterns."""
+    changes.setdefault("schema", self.schema)
+    for name, alias in _FIELDS:
+        changes.setdefault(alias, getattr(self, name))
+    return type(self)(**changes)
+
+
+_Validator.evolve = _evolve  # type: ignore[method-assign]
 # The metaschema's references are the ones jsonschema ships; none is fetched either.
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=NO_RETRIEVAL,
                              format_checker=Draft202012Validator.FORMAT_CHECKER)
