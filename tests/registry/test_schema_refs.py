@@ -223,3 +223,21 @@ def test_a_subschema_naming_its_dialect_is_checked_the_same_way() -> None:
         found = input_problems(schema, {"t": [kinds[i % 5](i) for i in range(6000)], "p": "b"})
         assert time.perf_counter() - start < 1, dialect
         assert found == [{"path": "$.p", "message": "'b' does not match '^a+$'"}], dialect
+
+
+def test_patterns_a_ref_reaches_run_in_re2() -> None:
+    """A $ref into a keyword of the site's own (where the RE2 rewrite does not look) ran
+    "pattern" and "patternProperties" in Python's backtracking re: 2^30 steps here."""
+    schema = {"type": "object", "x-parts": {
+        "s": {"type": "string", "pattern": "^(a+)+$"},
+        "o": {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}},
+              "additionalProperties": False}},
+        "properties": {"t": {"$ref": "#/x-parts/s"}, "o": {"$ref": "#/x-parts/o"}}}
+    evil = "a" * 30 + "!"
+    start = time.perf_counter()
+    found = input_problems(schema, {"t": evil, "o": {evil: 1, "aa": "x"}})
+    assert time.perf_counter() - start < 1
+    assert found == [
+        {"path": "$.o", "message": f"additional properties are not allowed ({evil!r})"},
+        {"path": "$.o.aa", "message": "'x' is not of type 'integer'"},
+        {"path": "$.t", "message": f"{evil!r} does not match '^(a+)+$'"}]
