@@ -2,8 +2,11 @@
 every problem, each with the JSON path of the value at fault. For registry.prepare.
 
 The schema comes from a site, so it is untrusted: its regular expressions run in RE2, in
-linear time (registry.safe_patterns), and a schema that is not valid JSON Schema, or names a
-``$ref`` it does not hold, is reported as the action's fault.
+linear time (registry.safe_patterns); nothing it references is ever fetched, and its size and
+references (registry.schema_bounds) and the work of one check (registry.check_budget) are
+bounded. A schema that is not valid JSON Schema, names a ``$ref`` it does not hold or is too
+large is reported as the action's fault (SchemaProblem); an input that would take too long
+to check, as TooComplex.
 """
 
 from __future__ import annotations
@@ -13,11 +16,17 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 from referencing.exceptions import Unresolvable
 
+from registry.check_budget import TooComplex, budget, budgeted, unique_items
 from registry.safe_patterns import KEYWORDS, rewritten
+from registry.schema_bounds import NO_RETRIEVAL, reference_problem, size_problem
+
+__all__ = ["MAX_DEPTH", "MAX_INPUT_BYTES", "SchemaProblem", "TooComplex", "input_problems",
+           "json_path", "size_problems"]
 
 MAX_INPUT_BYTES = 64 * 1024
 MAX_DEPTH = 32
@@ -50,7 +59,27 @@ def _required(validator: Any, required: Any, instance: Any, schema: Any
             yield ValidationError(f"{name!r} is required", path=[name])
 
 
-_Validator = validators.extend(Draft202012Validator, {"required": _required, **KEYWORDS})
+# Every keyword spends the check's budget; uniqueItems is linear, the patterns RE2's.
+_Validator = validators.extend(Draft202012Validator, budgeted({
+    **Draft202012Validator.VALIDATORS, "required": _required, "uniqueItems": unique_items,
+    **KEYWORDS}))
+_FIELDS = [(field.name, field.alias) for field in attrs.fields(_Validator) if field.init]
+
+
+def _evolve(self: Any, **changes: Any) -> Any:
+    """As jsonschema's evolve, but always this class: its own picks the stock validator a
+    subschema's ``$schema`` names, which has neither the budget nor the linear uniqueItems
+    nor the RE2 patterns."""
+    changes.setdefault("schema", self.schema)
+    for name, alias in _FIELDS:
+        changes.setdefault(alias, getattr(self, name))
+    return type(self)(**changes)
+
+
+_Validator.evolve = _evolve  # type: ignore[method-assign]
+# The metaschema's references are the ones jsonschema ships; none is fetched either.
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=NO_RETRIEVAL,
+                             format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def size_problems(value: Any) -> list[dict[str, str]]:
@@ -78,16 +107,22 @@ def size_problems(value: Any) -> list[dict[str, str]]:
 
 def input_problems(schema: dict[str, Any], value: dict[str, Any]) -> list[dict[str, str]]:
     """Every way ``value`` breaks ``schema`` (at most MAX_PROBLEMS), by path then message.
-    SchemaProblem when the schema itself is unusable."""
+    SchemaProblem when the schema itself is unusable; TooComplex past the check's budget."""
+    if (problem := size_problem(schema)) is not None:
+        raise SchemaProblem(problem)
+    if (error := next(_META.iter_errors(schema), None)) is not None:
+        raise SchemaProblem(f"its input schema is not valid JSON Schema: {error.message}")
+    if (problem := reference_problem(schema)) is not None:
+        raise SchemaProblem(problem)
     try:
-        _Validator.check_schema(schema)
-        validator = _Validator(rewritten(schema),
+        validator = _Validator(rewritten(schema), registry=NO_RETRIEVAL,
                                format_checker=Draft202012Validator.FORMAT_CHECKER)
         found = []
-        for error in validator.iter_errors(value):
-            found.append({"path": json_path(error.absolute_path), "message": error.message})
-            if len(found) >= MAX_PROBLEMS:
-                break
+        with budget():
+            for error in validator.iter_errors(value):
+                found.append({"path": json_path(error.absolute_path), "message": error.message})
+                if len(found) >= MAX_PROBLEMS:
+                    break
     except SchemaError as exc:
         raise SchemaProblem(f"its input schema is not valid JSON Schema: {exc.message}") from None
     except (Unresolvable, RecursionError) as exc:

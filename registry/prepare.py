@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from registry.effects import needs_approval
-from registry.input_check import SchemaProblem, input_problems, size_problems
+from registry.input_check import SchemaProblem, TooComplex, input_problems, size_problems
 from registry.uritemplate import TemplateError, expand, simple_variables, variables
 from registry.urls import absolute
 
@@ -35,7 +36,9 @@ PLACES = frozenset({"path", "query", "header", "cookie", "formData", "body"})
 
 class PrepareError(Exception):
     """The call cannot be planned. ``problems``: every one, ``{"path", "message"}``;
-    ``code``: ``invalid-input`` (the agent's to fix) or ``not-callable`` (the action's)."""
+    ``code``: ``invalid-input`` (the agent's to fix), ``not-callable`` (the action's: no
+    endpoint, or an input schema that cannot be used) or ``too-complex`` (checking this input
+    against the schema would take more than registry.schema_bounds allows)."""
 
     def __init__(self, problems: list[dict[str, str]], code: str = "invalid-input") -> None:
         self.problems, self.code = problems, code
@@ -60,6 +63,9 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         problems = input_problems(schema, input) if isinstance(schema, dict) else []
     except SchemaProblem as exc:
         raise _refuse(f"this action cannot be checked: {exc}") from None
+    except TooComplex as exc:
+        raise PrepareError([{"path": "$", "message": f"{exc}: send a smaller input"}],
+                           code="too-complex") from None
     cost, cost_problems = _cost(action.get("cost"), input)
     if problems or cost_problems:
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
@@ -187,7 +193,8 @@ def _cost(cost: Any, values: dict[str, Any]) -> tuple[Any, list[dict[str, str]]]
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
             value = float(value)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if (isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+            or not math.isfinite(value)):
         return cost, [{"path": f"$.{field.removeprefix('$.')}",
                        "message": "the cost is this field's amount: give a number >= 0"}]
     return cost | {"amount": value}, []

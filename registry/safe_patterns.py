@@ -7,7 +7,9 @@ make one agent's 30-character input hold a server thread for a minute (1.1 s at 
 characters, doubling with each one more). ``rewritten`` renames
 those keywords to ones these keyword functions check with RE2, wherever a schema sits (not in
 the maps of property names, where "pattern" may be a field's name). A pattern RE2 cannot
-read (a lookahead, a back-reference) is not checked: the site's own server still is.
+read (a lookahead, a back-reference) is not checked: the site's own server still is. The
+original keywords run in RE2 too (KEYWORDS), for the parts ``rewritten`` cannot see: a
+``$ref`` may point into any keyword, a site's own ``x-...`` ones included.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import re2
+from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 PATTERN, PATTERNS, ADDITIONAL = "x-re2-pattern", "x-re2-patternProperties", \
@@ -87,7 +90,9 @@ def additional_properties(validator: Any, allowed: Any, instance: Any, schema: A
     """additionalProperties beside patternProperties: what neither names."""
     if not validator.is_type(instance, "object"):
         return
-    regexes = [r for source in schema.get(PATTERNS, {}) if (r := compiled(source))]
+    patterns = schema.get(PATTERNS, schema.get("patternProperties"))
+    patterns = patterns if isinstance(patterns, dict) else {}
+    regexes = [r for source in patterns if (r := compiled(source))]
     named = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     extra = [k for k in instance if k not in named and not any(r.search(k) for r in regexes)]
     if isinstance(allowed, dict):
@@ -98,4 +103,19 @@ def additional_properties(validator: Any, allowed: Any, instance: Any, schema: A
         yield ValidationError(f"additional properties are not allowed ({listed})")
 
 
-KEYWORDS = {PATTERN: pattern, PATTERNS: pattern_properties, ADDITIONAL: additional_properties}
+_STOCK_ADDITIONAL = Draft202012Validator.VALIDATORS["additionalProperties"]
+
+
+def _stock_additional(validator: Any, allowed: Any, instance: Any, schema: Any
+                      ) -> Iterator[ValidationError]:
+    """additionalProperties where ``rewritten`` did not reach (a ``$ref`` into a keyword it
+    does not know): RE2 too when patternProperties is beside it, else jsonschema's own."""
+    if "patternProperties" in schema:
+        return additional_properties(validator, allowed, instance, schema)
+    return _STOCK_ADDITIONAL(validator, allowed, instance, schema)
+
+
+KEYWORDS = {PATTERN: pattern, PATTERNS: pattern_properties, ADDITIONAL: additional_properties,
+            # the original names too: RE2 wherever a schema reached by a $ref was not rewritten
+            "pattern": pattern, "patternProperties": pattern_properties,
+            "additionalProperties": _stock_additional}

@@ -140,8 +140,9 @@ class Tools:
             raise ToolError(
                 f"{action_id!r} is a flow: prepare each step's action in turn" if flow else
                 f"no action has the id {action_id!r}: ids come from find_action")
-        try:
-            return PreparedCall.model_validate(prepare_call(action, input))
+        try:  # off the event loop, as the REST route does it
+            planned = await anyio.to_thread.run_sync(functools.partial(prepare_call, action, input))
+            return PreparedCall.model_validate(planned)
         except PrepareError as exc:
             problems = "; ".join(f"{p['path']}: {p['message']}" for p in exc.problems)
             raise ToolError(f"{exc.code}: {problems}") from exc

@@ -10,8 +10,9 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from api import store
 from api.bodies import bounded_body
-from api.deps import SessionDep
+from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.resources import ActionDetail, FlowDetail, PreparedCall, PrepareRequest
@@ -52,11 +53,12 @@ def get_flow(id: Ident, session: SessionDep, request: Request) -> Response:
     responses=error_responses(404, 413, 422, 429, 500, 503, text={**STORE_TEXT, 422: (
         "The input breaks the action's input schema (`invalid-input`: every problem in "
         "`problems`, `field` the first one's JSON path), the action cannot be called "
-        "(`not-callable`: no endpoint), or the body is no {\"input\": {...}} "
-        "(`invalid-parameter`)")}),
+        "(`not-callable`: no endpoint, or an input schema that references outside itself or "
+        "is too large), checking the input would take too long (`too-complex`), or the body "
+        "is no {\"input\": {...}} (`invalid-parameter`)")}),
     openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
         "schema": PrepareRequest.model_json_schema() | {"maxProperties": 1}}}}})
-async def prepare(id: Ident, session: SessionDep, request: Request) -> JSONResponse:
+async def prepare(id: Ident, engine: EngineDep, request: Request) -> JSONResponse:
     """The exact HTTP request that would call the action with ``input``: method, URL (its
     template filled), headers and body, checked against the action's input schema (JSON
     Schema 2020-12). Nothing is sent: the caller sends it, with its own credentials, after
@@ -67,13 +69,15 @@ async def prepare(id: Ident, session: SessionDep, request: Request) -> JSONRespo
     value = _input(body)
     if isinstance(value, JSONResponse):
         return value
-    return await run_in_threadpool(_prepare, session, id, value)
-
-
-def _prepare(session: Any, ident: str, value: dict[str, Any]) -> JSONResponse:
-    action = action_detail(session, ident)
+    # The action is read and its session closed before the input is checked: the check holds
+    # no database connection, and runs in a worker thread, off the event loop.
+    action = await store.read(engine, action_detail, id)
     if action is None:
-        return _not_found("action", ident)
+        return _not_found("action", id)
+    return await run_in_threadpool(_prepare, action, value)
+
+
+def _prepare(action: dict[str, Any], value: dict[str, Any]) -> JSONResponse:
     try:
         return JSONResponse(prepare_call(action, value))
     except PrepareError as exc:

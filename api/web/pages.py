@@ -6,9 +6,11 @@ logs; nothing is sent to the site, the planned request is only shown.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
@@ -59,8 +61,8 @@ async def prepare_preview(request: Request, action_id: str) -> HTMLResponse:
                             problems=[{"path": "$", "message": "the form is too large"}])
     fields = input_fields(action["input_schema"], values)
     given = to_input(action["input_schema"], values)
-    try:
-        planned = prepare_call(action, given)
+    try:  # off the event loop: a check may take up to registry.check_budget.TIME_BUDGET
+        planned = await anyio.to_thread.run_sync(functools.partial(prepare_call, action, given))
     except PrepareError as exc:
         return _action_page(request, action, fields, status=422, problems=exc.problems)
     return _action_page(request, action, fields, planned=planned)

@@ -59,11 +59,13 @@ __all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "MAX_RES
            "named_site", "names_a_manifest", "normalise", "published_path",
            "references_cross_hosts", "sniff", "well_known_names", "well_known_paths"]
 
+# 6: OpenAPI $refs the normaliser did not follow are inert x-refs, and an input schema prepare
+# cannot use (a $ref outside it, too large expanded) has an unusable-schema diagnostic;
 # 5: the publisher's whole text for the index (Action.about, Manifest.site_about); 4:
 # agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
 # x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
 # Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 5
+NORMALISER_VERSION = 6
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
 # announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
 # and schemaorg (anything JSON-LD) last.

@@ -44,6 +44,8 @@ HINTS: dict[str, str] = {
     # references and endpoints
     "unresolved-reference": "the crawler fetches it next; make sure it is public and valid",
     "unresolved-ref": "point $ref at a definition inside the same document",
+    "unusable-schema": "keep the input schema under 64 KiB, its $refs inside it (in $defs), "
+                       "and without references that multiply",
     "invalid-reference": "point the link at the document the format expects",
     "too-many-references": "reference fewer documents from one manifest",
     "references-only": "nothing to fix: the referenced documents hold the operations",

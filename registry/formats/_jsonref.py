@@ -1,9 +1,10 @@
 """Local JSON ``$ref`` resolution with caps (a helper of the OpenAPI readers, not a format).
 
-Only references into the same document (``#/components/schemas/Pet``) are followed. A cycle or
-a chain deeper than MAX_REF_DEPTH leaves the ``{"$ref": ...}`` in place, and a spent node
-budget empties what is left, so a hostile spec costs bounded time and memory and never
-recurses without end.
+Only references into the same document (``#/components/schemas/Pet``) are followed. A cycle, a
+chain deeper than MAX_REF_DEPTH or a reference elsewhere is left as an inert ``{"x-ref": ...}``
+(an action's input schema is checked on its own, where that ``$ref`` would name nothing, or a
+remote document: registry.schema_bounds), and a spent node budget empties what is left, so a
+hostile spec costs bounded time and memory and never recurses without end.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ MAX_REF_DEPTH = 6
 # Values copied per operation (all its schemas together), so a spec's 256 actions stay a few
 # MB at most however its $refs fan out; what does not fit is left out, with a diagnostic.
 NODES_PER_OPERATION = 1_500
+INERT = "x-ref"  # a reference not followed: kept for people to read, never resolved
 
 
 class RefResolver:
@@ -78,12 +80,12 @@ class RefResolver:
     def _follow(self, ref: str, value: dict[str, Any], stack: tuple[str, ...],
                 path: str) -> Any:
         if ref in stack or len(stack) >= MAX_REF_DEPTH:
-            self._note("depth-limit", path, "recursive or deep $ref chain left as a $ref")
-            return {"$ref": ref}
+            self._note("depth-limit", path, "recursive or deep $ref chain left as an x-ref")
+            return {INERT: ref}
         target = self.lookup(ref)
         if target is None:
             self._note("unresolved-ref", path, f"{ref[:200]} is not in this document")
-            return {"$ref": ref}
+            return {INERT: ref}
         resolved = self._inline(target, (*stack, ref), path)
         siblings = {k: self._inline(v, stack, path) for k, v in value.items() if k != "$ref"}
         return {**resolved, **siblings} if isinstance(resolved, dict) else resolved

@@ -1,6 +1,8 @@
 """Rules the facade enforces whatever the format: bounded actions and diagnostics, unique
-names, and flags on endpoints that leave the site, use plain http on an https site, or point
-at a private address."""
+names, flags on endpoints that leave the site, use plain http on an https site, or point at a
+private address, and a diagnostic for an input schema prepare cannot use (one that
+references outside itself, or is too large once its references are expanded:
+registry.schema_bounds)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.formats._hints import with_hint
+from registry.schema_bounds import schema_problem
 from registry.schemas import Action, Diagnostic, Manifest
 from registry.urls import is_private_host, same_origin, site_of
 
@@ -28,6 +31,10 @@ def enforce(manifest: Manifest, url: str, site: str) -> Manifest:
     flows = _unique(manifest.flows, "$.flows", diagnostics)
     https_site = urlsplit(url).scheme == "https"
     actions = [_flag_endpoint(action, site, https_site, diagnostics) for action in actions]
+    for action in actions:
+        if (problem := schema_problem(action.input_schema)) is not None:
+            diagnostics.append(Diagnostic(code="unusable-schema", path=_path(action), message=(
+                f"{action.name}: {problem}; agents cannot prepare a call to it")))
     if len(diagnostics) > MAX_DIAGNOSTICS:
         dropped = len(diagnostics) - MAX_DIAGNOSTICS
         diagnostics = diagnostics[:MAX_DIAGNOSTICS]
@@ -50,12 +57,16 @@ def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[
     return kept
 
 
+def _path(action: Action) -> str:
+    # Formats place actions differently, so point at the action by its (unique) name.
+    return f"$.actions[?(@.name=='{action.name}')]"
+
+
 def _flag_endpoint(action: Action, site: str, https_site: bool,
                    diagnostics: list[Diagnostic]) -> Action:
     if not action.endpoint:
         return action
-    # Formats place actions differently, so point at the action by its (unique) name.
-    path, host = f"$.actions[?(@.name=='{action.name}')]", site_of(action.endpoint)
+    path, host = _path(action), site_of(action.endpoint)
     # A private site (a --allow-private deployment) may of course use private endpoints.
     if is_private_host(host) and not is_private_host(site):
         diagnostics.append(Diagnostic(code="private-endpoint", path=path, message=(

@@ -201,3 +201,11 @@ if __name__ == "__main__":
     if not INVENTORY.is_file():
         raise SystemExit(f"no corpus at {CORPUS}; set ACTIONDEX_CORPUS_DIR")
     print_table()
+
+
+def test_no_real_input_schema_is_unusable() -> None:
+    """registry.schema_bounds refuses hostile schemas (a $ref outside the schema, doubling
+    references), not what real sites publish: no corpus file gets ``unusable-schema``."""
+    unusable = [f"{entry['path']}: {d.message}" for entry, report, _ in corpus() if report
+                for d in report.diagnostics if d.code == "unusable-schema"]
+    assert not unusable, "\n".join(unusable)
