@@ -16,6 +16,7 @@ starts a process, with a message saying where the rule belongs.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,7 +83,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _fast_only(config: pytest.Config) -> bool:
-    return "fast" in (config.getoption("markexpr", "") or "")
+    """``-m fast`` (or ``-m "fast and ..."``): only fast tests run, so the check is on."""
+    return re.fullmatch(r"\s*fast(\s+and\s.*)?", config.getoption("markexpr", "") or "") is not None
 
 
 def tiers_of(item: pytest.Item) -> set[str]:
