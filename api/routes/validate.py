@@ -169,9 +169,11 @@ def client_key(request: Request) -> str:
         address = ipaddress.ip_address(host)
     except ValueError:
         return host
-    if address.version == 6 and address.ipv4_mapped is None:
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address.ipv4_mapped or address)
+    return str(address)
 
 
 def fetch_report(request: Request, url: str, flags: list[str]) -> JSONResponse:
