@@ -80,6 +80,7 @@ def test_references_are_read_from_files_beside_it() -> None:
 @pytest.mark.parametrize("args,expect", [
     (["./no/such/file.json"], "no such file"),
     (["http://127.0.0.1:9/"], "refused http://127.0.0.1:9/"),
+    (["http://127%2e0.0.1:9/"], "is not a domain or an http(s) URL"),  # was exit 1, traceback
     (["shop.test", "--resolve", "nonsense"], "--resolve"),
     ([str(FILES / "shop.json"), "--origin", "ftp://x"], "--origin"),
 ])
