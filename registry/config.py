@@ -23,7 +23,7 @@ class Settings(BaseSettings):
     user_agent: str = "actiondex/0.1 (+https://github.com/actiondex/actiondex)"
     request_timeout: float = 30.0
     max_actions_per_site: int = 1000
-    # GET /find and POST /validate per client address: a sustained rate (requests a second;
+    # API requests per client address: a sustained rate (requests a second;
     # 0 turns the limit off) and a burst allowed at once.
     rate_limit: float = 50.0
     rate_burst: int = 200
