@@ -120,7 +120,10 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     with following(index, engine, settings):
         uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine,
                                target_check=target_check(settings)),
-                    host=host, port=port, log_level="warning", access_log=False)
+                    host=host, port=port, log_level="warning", access_log=False,
+                    # The app believes X-Forwarded-For only from ACTIONDEX_TRUSTED_PROXIES
+                    # (api.app); uvicorn's own default would believe it from loopback.
+                    proxy_headers=False)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from actiondex.validate_view import progress, render
 from registry.config import Settings
 from registry.formats import MAX_BYTES
 from registry.pages import MAX_HTML_BYTES, is_html
-from registry.placement import place
+from registry.placement import origin_of, place
 from registry.schemas import FetchFailure, RawDocument
 from registry.urls import intake_url
 from registry.validate import (
@@ -59,8 +59,9 @@ def validate_target(target: str, origin: str | None, resolve: list[str],
     path = _local_file(target)
     if path is not None:
         return validate_file(path, origin)
-    try:
+    try:  # what the crawl will take for the site: a host it cannot read is bad input here
         url = intake_url(_as_url(target))
+        origin_of(url)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     # The crawler (and Scrapy) load only when something is fetched; a file needs neither.

@@ -9,8 +9,11 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 from sqlalchemy import Engine
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from api.bodies import BodyLimit
 from api.cors import ReadCors
+from api.csrf import SameOrigin
 from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.head import HeadAsGet
@@ -20,9 +23,11 @@ from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
 from api.routes import actions, ard, find, health, runs, sites, submissions, validate
 from api.web import install_web
+from api.web.validator import MAX_FORM
 from registry.config import Settings, get_settings
 from registry.crawl_state import latest_finished_run
 from registry.db import make_engine, reading
+from registry.formats import MAX_BYTES
 from registry.index import ActionIndex, vectors
 from registry.models import CrawlRun
 
@@ -77,6 +82,7 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
     app.state.index = index
     app.state.engine = engine
     app.state.target_check = target_check
+    app.state.validations = validate.Slots()
     install_error_handlers(app)
     install_docs(app)
     install_observers(app, settings)
@@ -96,8 +102,12 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
 
 
 def install_observers(app: FastAPI, settings: Settings) -> None:
-    """Middleware, outermost last: Observe sees every answer (429s included) and times it;
-    HEAD runs as GET; CORS for the read routes; then the rate limit."""
+    """Middleware, outermost last: the client address from a trusted proxy's headers (only
+    with ACTIONDEX_TRUSTED_PROXIES); Observe sees every answer (429s included) and times it;
+    HEAD runs as GET; CORS for the read routes; the rate limit; no cross-site POST to the
+    routes that work on someone's behalf; every body within its bound."""
+    app.add_middleware(BodyLimit, ceiling=MAX_BYTES, larger={"/validator": MAX_FORM})
+    app.add_middleware(SameOrigin)
     app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_burst)
     app.add_middleware(ReadCors, origins=settings.cors_origins)
     app.add_middleware(HeadAsGet)
@@ -109,3 +119,5 @@ def install_observers(app: FastAPI, settings: Settings) -> None:
 
     registry.register(StoreCollector(lambda: app.state.index, latest_run))
     app.add_middleware(Observe, metrics=RequestMetrics(registry), access_log=settings.access_log)
+    if settings.trusted_proxies:
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)

@@ -23,15 +23,17 @@ from starlette.exceptions import HTTPException
 
 from registry.db import DB_AWAY
 
-HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed"}
+HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed", 413: "too-large"}
 ARD_PREFIX = "/ard"
 ARD_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
              405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMIT_EXCEEDED", 500: "INTERNAL_ERROR",
              501: "UNIMPLEMENTED", 503: "UNAVAILABLE"}
 # What each status means on our routes, for the OpenAPI document.
 STATUS_TEXT = {
+    403: "A browser page on another site sent it (`cross-origin`, naming the Origin)",
     404: "No such resource (`not-found`)",
     413: "The body is too large (`too-large`)",
+    415: "The body is not of a media type this route takes (`unsupported-media-type`)",
     422: "A parameter or the body is invalid (`invalid-parameter`, naming the `field`)",
     429: "Too many requests from this client (`rate-limited`; see Retry-After)",
     500: "Something went wrong on our side (`internal-error`)",

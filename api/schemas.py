@@ -66,12 +66,13 @@ def validate_body(url_pattern: str, max_url: int, max_bytes: int) -> dict[str, A
                                "them): read, not fetched"}
     text = {"schema": {"type": "string", "maxLength": max_bytes}}
     return {"requestBody": {"required": False, "description": (
-        f"A manifest (at most {max_bytes} bytes; format sniffed from the content, whatever "
-        "the Content-Type), or {\"url\": ...} to fetch a document or a site"), "content": {
+        f"A manifest (at most {max_bytes} bytes; format sniffed from the content, sent as "
+        "JSON, YAML, Markdown or HTML: a form or text/plain is refused, 415), or "
+        "{\"url\": ...} to fetch a document or a site"), "content": {
         "application/json": {"schema": {"anyOf": [url_form, manifest]}, "examples": {
             "url": {"summary": "Fetch a site", "value": {"url": "shop.example"}},
             "manifest": {"summary": "A posted manifest", "value": {
                 "version": "0.1", "site": {"url": "https://shop.example"},
                 "actions": [{"name": "search", "title": "Search the shop", "effect": "read",
                              "method": "GET", "endpoint": "/search{?q}"}]}}}},
-        "application/yaml": text, "text/html": text}}}
+        "application/yaml": text, "text/markdown": text, "text/html": text}}}

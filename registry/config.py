@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -22,13 +23,21 @@ class Settings(BaseSettings):
     user_agent: str = "actiondex/0.1 (+https://github.com/actiondex/actiondex)"
     request_timeout: float = 30.0
     max_actions_per_site: int = 1000
-    # GET /find and POST /validate per client address: a sustained rate (requests a second;
+    # API requests per client address: a sustained rate (requests a second;
     # 0 turns the limit off) and a burst allowed at once.
     rate_limit: float = 50.0
     rate_burst: int = 200
     # Origins whose pages may read the API from a browser (CORS; "*": any). ORIGINS: comma- or
     # space-separated in the environment.
     cors_origins: Annotated[list[str], NoDecode] = ["*"]
+    # Addresses or networks (CIDR) of the reverse proxies in front of `serve`, separated by
+    # commas or spaces: only a connection from one of them has its X-Forwarded-For and
+    # X-Forwarded-Proto believed, for the rate limits, submissions and validations alike.
+    # Empty: no proxy header is believed, from anywhere (loopback included).
+    trusted_proxies: Annotated[list[str], NoDecode] = []
+    # Seconds one URL validation (POST /validate, /validator) may take in all, slow bodies
+    # included; past it the answer is 504 `timeout`.
+    validate_timeout: Annotated[float, Field(gt=0, le=600)] = 30.0
     # One line per request on stderr (method, route, status, ms) while `serve` runs.
     access_log: bool = True
     # The crawler's address policy, so a worker started from its environment gets it; the
@@ -88,11 +97,22 @@ class Settings(BaseSettings):
     meaning_model: Literal["wordllama", "e5"] = "wordllama"
 
     @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
-                     mode="before")
+                     "trusted_proxies", mode="before")
     @classmethod
     def _split_entries(cls, value: Any) -> Any:
         # A list in the environment is one string; pydantic-settings would read it as JSON.
         return [e for e in re.split(r"[\s,]+", value) if e] if isinstance(value, str) else value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network "
+                                 "(e.g. 10.0.0.5 or 10.0.0.0/24)") from None
+        return value
 
     @field_validator("database_url")
     @classmethod

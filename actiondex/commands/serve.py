@@ -14,7 +14,9 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
 ) -> None:
-    """Serve the HTTP API (GET /find, /actions, /flows, /sites, /stats, POST /validate...)."""
+    """Serve the HTTP API (GET /find, /actions, /flows, /sites, /stats, POST /validate...).
+
+    Behind a proxy, set ACTIONDEX_TRUSTED_PROXIES: X-Forwarded-For is believed from it only."""
     from actiondex.serving import serve_api
 
     settings = load_settings()

@@ -60,7 +60,8 @@ router = APIRouter(tags=["submissions"])
 
 @router.post("/submissions", status_code=202, response_model=SubmissionOut,
              operation_id="submit_site",
-             responses={**OK, **error_responses(413, 422, 429, 500, 503, text=POST_TEXT)},
+             responses={**OK, **error_responses(403, 413, 415, 422, 429, 500, 503,
+                                                  text=POST_TEXT)},
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema()}}}})
 async def create_submission(request: Request, engine: EngineDep) -> JSONResponse:

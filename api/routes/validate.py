@@ -7,15 +7,22 @@ runs `actiondex validate URL --json` in a child process: Scrapy's reactor cannot
 the server's event loop (nor restart), and the child goes through the crawler's own address
 guard, so the API never reaches a private address (no --allow-private is ever passed). Both
 answer 200 with the report, which says itself whether the document is ok.
+
+A URL validation holds one of MAX_FETCHES slots, at most PER_CLIENT of them per client
+address (an IPv6 client: per /64), for at most ``ACTIONDEX_VALIDATE_TIMEOUT`` seconds in all
+(the child is killed then, however slowly the site was still dripping bytes): a client
+pointing validations at a slow site cannot keep everyone else's out.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import subprocess
 import sys
 import threading
+from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -27,11 +34,11 @@ from api.bodies import bounded_body
 from api.errors import error_response, error_responses
 from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
-from registry.placement import place
+from registry.placement import origin_of, place
 from registry.validate import ValidationReport, validate_placed
 
-FETCH_TIMEOUT = 90.0  # seconds for one site: robots.txt, well-known paths, pages, politely
 MAX_FETCHES = 4  # child processes at once; more requests are told to come back later
+PER_CLIENT = 2  # of them for one client address
 # Always an explicit http(s) URL for the child: a bare word could name a file on the server.
 # Case spelled out, not re.IGNORECASE: the pattern is also published in the OpenAPI schema.
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#][^\s]*)?")
@@ -42,7 +49,6 @@ MAX_URL = 2048
 _PORT = r"(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 ORIGIN = (r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
           rf"(?::{_PORT})?(?:[/?#][!-~]*)?$")
-_fetches = threading.BoundedSemaphore(MAX_FETCHES)
 
 router = APIRouter(tags=["validate"])
 
@@ -61,7 +67,9 @@ def _origin(value: str | None) -> str | None:
 
 @router.post(
     "/validate", response_model=DocumentReport | SiteReport,
-    responses=error_responses(413, 422, 429, 500, 502, 503, 504),
+    responses=error_responses(403, 413, 415, 422, 429, 500, 502, 503, 504, text={
+        429: "Too many requests from this client (`rate-limited`), or this client already "
+             f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After"}),
     openapi_extra=validate_body(
         rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$", MAX_URL, MAX_BYTES))
 async def validate(
@@ -88,7 +96,7 @@ async def validate(
     if target is None:
         return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain",
                               "url")
-    return await run_in_threadpool(fetch_report, target, flags)
+    return await run_in_threadpool(fetch_report, request, target, flags)
 
 
 def fetch_target(url: Any) -> str | None:
@@ -96,9 +104,14 @@ def fetch_target(url: Any) -> str | None:
     if not isinstance(url, str) or len(url) > MAX_URL:
         return None
     url = url.strip()
-    if _DOMAIN.fullmatch(url):
-        return f"https://{url}/"
-    return url if _URL.fullmatch(url) else None
+    target = f"https://{url}/" if _DOMAIN.fullmatch(url) else url
+    if not _URL.fullmatch(target):
+        return None
+    try:  # the site the child's crawl will read: a host it cannot take is refused here
+        origin_of(target)
+    except ValueError:
+        return None
+    return target
 
 
 def body_report(body: bytes, origin: str | None) -> ValidationReport:
@@ -123,21 +136,68 @@ def _child_error(stdout: str) -> str:
         return "invalid URL"
 
 
-def fetch_report(url: str, flags: list[str]) -> JSONResponse:
+class Slots:
+    """The URL validations running: at most ``total``, ``per_client`` of them per client."""
+
+    def __init__(self, total: int = MAX_FETCHES, per_client: int = PER_CLIENT) -> None:
+        self.total, self.per_client = total, per_client
+        self.running: Counter[str] = Counter()
+        self.lock = threading.Lock()
+
+    def take(self, client: str) -> str | None:
+        """None with a slot taken for ``client``, else why not: "client" or "all"."""
+        with self.lock:
+            if self.running[client] >= self.per_client:
+                return "client"
+            if self.running.total() >= self.total:
+                return "all"
+            self.running[client] += 1
+            return None
+
+    def give(self, client: str) -> None:
+        with self.lock:
+            self.running[client] -= 1
+            if self.running[client] <= 0:
+                del self.running[client]
+
+
+def client_key(request: Request) -> str:
+    """Whose validation it is: the client address (api.proxies decided which), an IPv6 one
+    as its /64, the block one subscriber is given."""
+    host = (request.client.host if request.client else None) or "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def fetch_report(request: Request, url: str, flags: list[str]) -> JSONResponse:
     """The URL form's answer as POST /validate sends it (the web validator shows it too)."""
-    if not _fetches.acquire(blocking=False):
+    slots: Slots = request.app.state.validations
+    timeout: float = request.app.state.settings.validate_timeout
+    client = client_key(request)
+    busy = slots.take(client)
+    if busy == "client":
+        return error_response(429, "busy", f"{slots.per_client} validations of yours are "
+                              "running; retry when one has finished",
+                              headers={"Retry-After": str(max(1, round(timeout / 2)))})
+    if busy:
         return error_response(503, "busy", "too many validations running; retry shortly",
                               headers={"Retry-After": "10"})
     try:
         # "--" ends the options: whatever the URL says, it is only ever the target.
         command = [sys.executable, "-m", "actiondex", "validate", "--json", *flags, "--", url]
         done = subprocess.run(command, capture_output=True, text=True,  # noqa: S603
-                              timeout=FETCH_TIMEOUT, check=False)
+                              timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        return error_response(504, "timeout", f"{url} took longer than {FETCH_TIMEOUT:.0f} s",
-                              "url")
+        return error_response(504, "timeout", f"{url} took longer than {timeout:g} s", "url")
     finally:
-        _fetches.release()
+        slots.give(client)
     if done.returncode == 2:  # the command's "bad input" exit: a refused or malformed URL
         return error_response(422, "invalid-parameter", _child_error(done.stdout), "url")
     try:

@@ -16,7 +16,7 @@ from api.web import shape
 CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
        "base-uri 'none'; frame-ancestors 'none'")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
-           "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
+           "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY"}
 # What each effect means, in words: the colour of its badge only repeats this.
 EFFECTS = {
     "read": "reads only: changes nothing",

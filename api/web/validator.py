@@ -41,7 +41,7 @@ async def validate_form(request: Request,
         if target is None:
             return _page(request, form, 422, problem="The URL must be an http(s) URL or a "
                          "domain such as shop.example.")
-        answer = await run_in_threadpool(fetch_report, target, flags)
+        answer = await run_in_threadpool(fetch_report, request, target, flags)
         body = json.loads(bytes(answer.body))
         if answer.status_code != 200:
             return _page(request, form, answer.status_code, problem=body["error"]["message"])

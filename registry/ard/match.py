@@ -49,7 +49,7 @@ def query_prefixes(context: Any) -> dict[str, str]:
 
 def resolve(key: str, prefixes: dict[str, str]) -> tuple[str, tuple[str, ...]]:
     """(IRI of the first segment, the literal rest) of a filter or facet key."""
-    if len(key) > MAX_KEY_CHARS or not key.strip():
+    if not 0 < len(key) <= MAX_KEY_CHARS:  # as the schema says: any 1 to 200 characters
         raise FilterError(f"a filter key must be 1 to {MAX_KEY_CHARS} characters")
     # An absolute IRI holds dots of its own: it is read whole, as a term.
     head, *rest = [key] if "://" in key else key.split(".")

@@ -82,6 +82,7 @@ def test_references_are_read_from_files_beside_it() -> None:
     (["http://127.0.0.1:9/"], "refused http://127.0.0.1:9/"),
     (["http://shop.invalid:0/"], "port that is not a number from 1 to 65535"),
     (["https://shop.invalid/a%0d%0ab.json"], "control characters"),
+    (["http://127%2e0.0.1:9/"], "is not a domain or an http(s) URL"),  # was exit 1, traceback
     (["shop.test", "--resolve", "nonsense"], "--resolve"),
     ([str(FILES / "shop.json"), "--origin", "ftp://x"], "--origin"),
     ([str(FILES / "shop.json"), "--origin", "https://x.example:0"], "port that is not"),

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from tests.api.test_openapi import spec
 from tests.helpers.ard import ard_client, spec_validator
 
 FORECAST = "urn:air:weather.example:server:forecast"
@@ -223,3 +224,17 @@ def test_too_many_requests_is_said_the_ard_way(session: Session, tmp_path: Path)
         assert refused.status_code == 429 and "retry-after" in refused.headers
         assert refused.json()["errorCode"] == "RATE_LIMIT_EXCEEDED"
         assert "error" in limited.get("/find", params={"q": "cart"}).json()
+
+
+@pytest.mark.parametrize("key", ["\u000b", " ", "\u00a0", "\u001c"])
+def test_a_blank_key_is_what_the_schema_says_a_term_that_matches_nothing(
+        client: TestClient, key: str) -> None:
+    """The schema says a key is 1 to 200 characters (issue 25 item 10): a facet or filter key
+    of blanks is such a term path, which no entry has, not a 400."""
+    explored = client.post("/ard/explore", json={"resultType": {"facets": [{"field": key}]}})
+    assert explored.status_code == 200, explored.text
+    assert explored.json()["facets"][key]["buckets"] == []
+    found = client.post("/ard/search", json={"query": {"text": "weather", "filter": {key: "x"}}})
+    assert found.status_code == 200 and found.json()["results"] == []
+    key_schema = spec()["components"]["schemas"]["FacetRequest"]["properties"]["field"]
+    assert key_schema["minLength"] == 1 and "pattern" not in key_schema

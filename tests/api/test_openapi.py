@@ -21,6 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from api.csrf import DOCUMENTS
 from registry.config import Settings
 from tests.helpers.live import ingest_shops, serving
 from tests.helpers.paths import ROOT
@@ -80,7 +81,8 @@ def test_every_bound_is_in_the_schema() -> None:
 def test_validate_declares_its_request_body_and_answers() -> None:
     operation = spec()["paths"]["/validate"]["post"]
     content = operation["requestBody"]["content"]
-    assert set(content) == {"application/json", "application/yaml", "text/html"}
+    assert set(content) == {"application/json", "application/yaml", "text/markdown", "text/html"}
+    assert set(content) <= set(DOCUMENTS)  # each documented type is taken (api.csrf)
     url_form, manifest = content["application/json"]["schema"]["anyOf"]
     assert url_form["required"] == ["url"] and "not" in manifest
     ok = operation["responses"]["200"]["content"]["application/json"]["schema"]
@@ -97,6 +99,23 @@ def test_docs_load_only_local_assets(tmp_path: Path) -> None:
             for url in assets:
                 assert url.startswith("/") and not url.startswith("//"), url
                 assert client.get(url).status_code == 200, url
+
+
+def test_docs_pages_send_a_csp_and_refuse_frames(tmp_path: Path) -> None:
+    """Issue 25 item 10: /docs and /redoc sent neither. The CSP allows this server's files
+    and Swagger UI's one inline script by its hash, nothing else (tests/web/test_browser.py
+    renders both pages in chromium under it)."""
+    with TestClient(create_app(Settings(data_dir=tmp_path))) as client:
+        for page in ("/docs", "/redoc"):
+            headers = client.get(page).headers
+            assert headers["x-frame-options"] == "DENY"
+            csp = dict(part.strip().split(" ", 1) for part in
+                       headers["content-security-policy"].split(";"))
+            assert csp["default-src"] == "'none'" and csp["frame-ancestors"] == "'none'"
+            assert "'unsafe-inline'" not in csp["script-src"]
+            assert "'unsafe-eval'" not in csp["script-src"]
+            hashes = csp["script-src"].count("'sha256-")
+            assert hashes == (1 if page == "/docs" else 0), csp["script-src"]
 
 
 @pytest.fixture

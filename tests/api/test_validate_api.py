@@ -49,6 +49,9 @@ def test_post_a_manifest(client: TestClient) -> None:
     ({"url": "pyproject.toml/x"}, 422, "url"),
     ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
     ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
+    # the guard let it pass, the crawl could not read the host: was 200 `internal-error`
+    ({"url": "http://127%2e0.0.1:9/"}, 422, "url"),
+    ({"url": "https://shop%2eexample/"}, 422, "url"),
 ])
 def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str, Any],
                                               status: int, field: str) -> None:
