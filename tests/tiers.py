@@ -37,7 +37,8 @@ PROCESS_FILES = {
     "actiondex/test_validate_cli.py", "actiondex/test_ingest.py",
     "actiondex/test_ingest_while_serving.py",
     "api/test_find_long.py", "api/test_mcp_stdio.py", "api/test_observe.py",
-    "api/test_ard_conformance.py", "bench/test_realsites.py",
+    "api/test_ard_conformance.py", "api/test_body_limit.py", "api/test_proxies.py",
+    "bench/test_realsites.py",
     "jobs/test_forked.py", "jobs/test_child.py",
     "registry/index/test_index_kill.py", "test_tiers.py", "test_private_postgres.py",
 }
@@ -46,6 +47,9 @@ PROCESS_TESTS = {
     "api/test_mcp.py::test_the_address_served_on_is_allowed_by_default",
     "api/test_mcp.py::test_tools_are_listed_with_schemas_and_annotations",
     "api/test_mcp_parts.py::test_the_sdk_loads_only_when_mcp_is_asked",
+    "api/test_csrf.py::test_a_page_elsewhere_cannot_submit_through_its_visitors_browser",
+    "api/test_validate_slots.py::"
+    "test_a_slow_site_holds_two_slots_of_one_client_for_the_deadline_only",
     "api/test_openapi.py::test_schemathesis_finds_nothing_against_a_live_server",
     "api/test_ratelimit.py::test_an_abusive_client_is_limited_and_the_others_are_not",
     "api/test_submissions_api.py::test_a_submission_is_queued_crawled_and_done",
