@@ -6,7 +6,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
-from procrastinate import App, PsycopgConnector
+from procrastinate import App
 from sqlalchemy import make_url
 
 from actiondex.runtime import UserError
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 CRAWL_QUEUE = "crawl"
 SCHEDULE_QUEUE = "schedule"
+# Seconds a query waits for a pooled connection: past it, the database counts as unreachable
+# and actiondex.jobs.outage takes over (says so once, waits with backoff).
+POOL_WAIT = 5.0
 
 
 class NeedsPostgres(UserError):
@@ -35,10 +38,14 @@ def conninfo(settings: Settings) -> str:
 
 
 def make_app(settings: Settings, knobs: CrawlKnobs | None = None) -> App:
-    """A procrastinate App with the crawl task registered (see actiondex.jobs.tasks)."""
+    """A procrastinate App with the crawl task registered (see actiondex.jobs.tasks), whose
+    queue calls wait out a database outage (actiondex.jobs.resilient)."""
+    from actiondex.jobs.resilient import ReregisteringJobManager, ResilientConnector
     from actiondex.jobs.tasks import register
 
-    app = App(connector=PsycopgConnector(conninfo=conninfo(settings), min_size=1, max_size=4))
+    app = App(connector=ResilientConnector(conninfo=conninfo(settings), min_size=1, max_size=4,
+                                           timeout=POOL_WAIT))
+    app.job_manager = ReregisteringJobManager(app.connector)
     register(app, settings, knobs)
     return app
 
@@ -53,3 +60,7 @@ def log_to_stderr(verbose: bool = False) -> None:
         logger.setLevel(level)
         logger.addHandler(handler)
         logger.propagate = False
+    # The pool's reconnection attempts, one line each: actiondex.jobs.outage says it once.
+    quiet = logging.getLogger("psycopg.pool")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
