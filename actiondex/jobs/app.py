@@ -43,8 +43,12 @@ def make_app(settings: Settings, knobs: CrawlKnobs | None = None) -> App:
     from actiondex.jobs.resilient import ReregisteringJobManager, ResilientConnector
     from actiondex.jobs.tasks import register
 
-    app = App(connector=ResilientConnector(conninfo=conninfo(settings), min_size=1, max_size=4,
-                                           timeout=POOL_WAIT))
+    app = App(connector=ResilientConnector(
+        conninfo=conninfo(settings), min_size=1, max_size=4, timeout=POOL_WAIT,
+        # The pool's own reconnection backs off without a cap (1 s, 2 s ... 64 s, 128 s): it
+        # would notice a database back up to minutes late. Give each attempt up soon instead;
+        # the next query starts a fresh one, at actiondex.jobs.outage's pace.
+        reconnect_timeout=2 * POOL_WAIT))
     app.job_manager = ReregisteringJobManager(app.connector)
     register(app, settings, knobs)
     return app

@@ -5,7 +5,8 @@ docker-compose.yml runs, over loopback sites and a PostgreSQL of the test's own
 Before: the workers and the scheduler exited about 30 s into the outage. Now: they stay up,
 each says once that the database went and once that it came back, no traceback, every site is
 crawled and stored once, and only a crawl caught running when the database stopped may have
-fetched its site twice (its result was spooled; the run is swept, the site crawled again)."""
+fetched its site twice (its result was spooled, its run swept; the site is either crawled
+again or, more often, stored by the replay of the spool at another crawl's start)."""
 
 from __future__ import annotations
 
@@ -97,8 +98,10 @@ def assert_every_site_once(web: LoopbackWeb, engine: Engine, in_flight: set[str]
     assert set(fetches) == set(web.sites)
     for host, count in fetches.items():
         assert count == 1 or (host in in_flight and count == 2), (host, count, in_flight)
+    # A crawl caught by the stop spooled its site; a later crawl's start replayed it (so no
+    # run of its own finished): stored all the same, below.
     finished = {host for host, _, _ in finished_runs(engine)}
-    assert finished == set(web.sites)
+    assert set(web.sites) - finished <= in_flight, (set(web.sites) - finished, in_flight)
     with transaction(engine) as session:
         assert session.scalar(select(func.count()).select_from(Site)) == SITES
         per_site = session.execute(select(Site.host, func.count(Document.id))

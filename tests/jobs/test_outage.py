@@ -29,6 +29,15 @@ from tests.helpers.db import PG_URL, engine_for
 from tests.hostile.dbproxy import CuttableProxy
 
 
+@pytest.fixture(autouse=True)
+def fresh_outage() -> Iterator[None]:
+    """The process's one Outage, as it was: a test's outage must not hold the scheduler's
+    judgement back in the tests after it."""
+    saved = OUTAGE.down_since, OUTAGE.back_at
+    yield
+    OUTAGE.down_since, OUTAGE.back_at = saved
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0
@@ -207,13 +216,9 @@ def test_the_scheduler_does_not_judge_heartbeats_right_after_an_outage(
         async with app.open_async():
             return await retry_stalled_jobs(app, engine, settings)
 
-    saved = OUTAGE.down_since, OUTAGE.back_at
-    try:
-        OUTAGE.down_since, OUTAGE.back_at = None, OUTAGE.clock()  # just back
-        assert asyncio.run(tick())["after_outage"] == 1
-        assert [s for _, s, _ in _jobs(engine)] == ["doing"]
-        OUTAGE.back_at = OUTAGE.clock() - heartbeat_grace(settings)  # long enough ago
-        assert asyncio.run(tick())["retried"] == 1
-        assert [s for _, s, _ in _jobs(engine)] == ["todo"]
-    finally:
-        OUTAGE.down_since, OUTAGE.back_at = saved
+    OUTAGE.down_since, OUTAGE.back_at = None, OUTAGE.clock()  # just back
+    assert asyncio.run(tick())["after_outage"] == 1
+    assert [s for _, s, _ in _jobs(engine)] == ["doing"]
+    OUTAGE.back_at = OUTAGE.clock() - heartbeat_grace(settings)  # long enough ago
+    assert asyncio.run(tick())["retried"] == 1
+    assert [s for _, s, _ in _jobs(engine)] == ["todo"]
