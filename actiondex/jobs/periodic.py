@@ -72,28 +72,31 @@ def _due_work(engine: Engine, limit: int) -> list[tuple[str, str | None, int]]:
         return hooks.due_work(session, utcnow(), limit)
 
 
-def heartbeat_grace(settings: Settings) -> float:
-    """Seconds after an outage before heartbeats are judged again: they stopped with the
-    database; each waiter tries again within BACKOFF_CAP, then beats within its interval."""
-    return max(settings.stalled_after, settings.crawl_stale_after) + BACKOFF_CAP
+def heartbeat_grace(after: float) -> float:
+    """Seconds after an outage before a heartbeat ``after`` seconds old is judged again: it
+    stopped with the database; each waiter tries again within BACKOFF_CAP, then beats."""
+    return after + BACKOFF_CAP
 
 
 async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
     stalled = list(await app.job_manager.get_stalled_jobs(
         task_name=CRAWL_TASK, seconds_since_heartbeat=settings.stalled_after))
-    if not OUTAGE.settled(heartbeat_grace(settings)):  # checked after: that call may wait
-        return {"stalled": 0, "retried": 0, "swept": 0, "after_outage": 1}
+    # Checked after that call, which may have waited out an outage itself.
+    judged = OUTAGE.settled(heartbeat_grace(settings.stalled_after))
     retried = 0
-    for job in stalled:
+    for job in stalled if judged else []:
         retried += await _retry(app, job)
     # A crawl run's own heartbeat (ACTIONDEX_CRAWL_STALE_AFTER), not the worker's: the run
     # may belong to a crawl outside the queue.
     stale = settings.crawl_stale_after
-    swept = await wait_out_sync(lambda: _sweep(engine, stale))
-    if stalled or swept:
+    swept = None
+    if OUTAGE.settled(heartbeat_grace(stale)):
+        swept = await wait_out_sync(lambda: _sweep(engine, stale))
+    if (stalled and judged) or swept:
         log.info("scheduler: %d stalled jobs, %d retried; %s abandoned crawl runs aborted",
                  len(stalled), retried, swept)
-    return {"stalled": len(stalled), "retried": retried, "swept": swept or 0}
+    return {"stalled": len(stalled) if judged else 0, "retried": retried, "swept": swept or 0,
+            "after_outage": int(not judged)}
 
 
 async def _retry(app: App, job: Job) -> bool:

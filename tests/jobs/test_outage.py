@@ -219,6 +219,6 @@ def test_the_scheduler_does_not_judge_heartbeats_right_after_an_outage(
     OUTAGE.down_since, OUTAGE.back_at = None, OUTAGE.clock()  # just back
     assert asyncio.run(tick())["after_outage"] == 1
     assert [s for _, s, _ in _jobs(engine)] == ["doing"]
-    OUTAGE.back_at = OUTAGE.clock() - heartbeat_grace(settings)  # long enough ago
+    OUTAGE.back_at = OUTAGE.clock() - heartbeat_grace(settings.stalled_after)  # long ago
     assert asyncio.run(tick())["retried"] == 1
     assert [s for _, s, _ in _jobs(engine)] == ["todo"]
