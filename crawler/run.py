@@ -98,9 +98,8 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
         raise ValueError(refusals[0])
     hosts = [site_origin(target)[0] for target in accepted]
     with transaction(engine) as session:
+        # (what a dead run had taken goes back to the queue with it)
         swept = sweep_abandoned_runs(session, utcnow(), settings.crawl_stale_after)
-        for abandoned in swept:  # what a dead run had taken goes back to the queue
-            requeue(session, abandoned, utcnow())
         run_id = start_run(session, kind="crawl", targets=list(targets))
         mark_crawling(session, hosts, run_id, utcnow())  # their submissions: now crawling
     if swept:

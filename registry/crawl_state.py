@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from registry.models import CrawlRun, Document, Site
 from registry.service import NotFound
 from registry.store import utcnow
+from registry.submissions import requeue
 
 Validators = dict[str, tuple[str | None, str | None]]  # url -> (etag, last_modified)
 
@@ -94,7 +95,10 @@ def heartbeat(session: Session, run_id: int, now: datetime | None = None) -> boo
 def sweep_abandoned_runs(session: Session, now: datetime, stale_after: timedelta | float
                          ) -> list[int]:
     """Mark ``aborted`` every running run whose heartbeat is older than ``stale_after``
-    (seconds or a timedelta), or whose owner ran on this host and is gone; returns their ids."""
+    (seconds or a timedelta), or whose owner ran on this host and is gone; returns their ids.
+    The submissions such a run had taken go back to the queue (registry.submissions.requeue):
+    its crawl may have been spooled and never settled them, and a submission left `crawling`
+    would keep its host from being submitted or crawled again."""
     stale = stale_after if isinstance(stale_after, timedelta) else timedelta(seconds=stale_after)
     running = session.scalars(select(CrawlRun).where(CrawlRun.status == "running")
                               .with_for_update(skip_locked=True)).all()
@@ -109,6 +113,8 @@ def sweep_abandoned_runs(session: Session, now: datetime, stale_after: timedelta
             run.stats = {**(run.stats or {}), "aborted": reason}
             swept.append(run.id)
     session.flush()
+    for run_id in swept:
+        requeue(session, run_id, now)
     return swept
 
 

@@ -55,6 +55,9 @@ def worker(
     Start any number of workers on any number of machines over one database: two never crawl
     one host at once, and a host's Crawl-delay holds across jobs. Each job crawls one site in
     a child process (`actiondex crawl`) that dies with the worker. Logs go to stderr.
+
+    A database outage is waited out (retries 1 s doubling to 30 s), with one line when the
+    database goes and one when it is back.
     """
     from actiondex.jobs.tasks import CrawlKnobs
 
@@ -81,7 +84,8 @@ def schedule(
     first) become crawl jobs, at most one queued per site. Every ACTIONDEX_STALLED_INTERVAL
     seconds: jobs of workers silent for ACTIONDEX_STALLED_AFTER seconds go back to the queue
     and crawl runs their children left `running` are marked aborted. PostgreSQL only; more
-    than one scheduler may run. Logs go to stderr.
+    than one scheduler may run. Logs go to stderr. A database outage is waited out, as by the
+    workers.
     """
     settings, app = _prepare()
     from actiondex.jobs.app import SCHEDULE_QUEUE

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from procrastinate import App, PsycopgConnector
+from procrastinate import App
 from sqlalchemy import make_url
 
 from actiondex.jobs.tasks import CRAWL_QUEUE, CrawlKnobs, register
@@ -14,6 +14,9 @@ from registry.config import Settings
 
 __all__ = ["CRAWL_QUEUE", "SCHEDULE_QUEUE", "NeedsPostgres", "conninfo", "make_app"]
 SCHEDULE_QUEUE = "schedule"
+# Seconds a query waits for a pooled connection: past it, the database counts as unreachable
+# and actiondex.jobs.outage takes over (says so once, waits with backoff).
+POOL_WAIT = 5.0
 
 
 class NeedsPostgres(UserError):
@@ -32,8 +35,17 @@ def conninfo(settings: Settings) -> str:
 
 
 def make_app(settings: Settings, knobs: CrawlKnobs | None = None) -> App:
-    """A procrastinate App with the crawl task registered (see actiondex.jobs.tasks)."""
-    app = App(connector=PsycopgConnector(conninfo=conninfo(settings), min_size=1, max_size=4))
+    """A procrastinate App with the crawl task registered (see actiondex.jobs.tasks), whose
+    queue calls wait out a database outage (actiondex.jobs.resilient)."""
+    from actiondex.jobs.resilient import ReregisteringJobManager, ResilientConnector
+
+    app = App(connector=ResilientConnector(
+        conninfo=conninfo(settings), min_size=1, max_size=4, timeout=POOL_WAIT,
+        # The pool's own reconnection backs off without a cap (1 s, 2 s ... 64 s, 128 s): it
+        # would notice a database back up to minutes late. Give each attempt up soon instead;
+        # the next query starts a fresh one, at actiondex.jobs.outage's pace.
+        reconnect_timeout=2 * POOL_WAIT))
+    app.job_manager = ReregisteringJobManager(app.connector)
     register(app, settings, knobs)
     return app
 
@@ -48,3 +60,7 @@ def log_to_stderr(verbose: bool = False) -> None:
         logger.setLevel(level)
         logger.addHandler(handler)
         logger.propagate = False
+    # The pool's reconnection attempts, one line each: actiondex.jobs.outage says it once.
+    quiet = logging.getLogger("psycopg.pool")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False

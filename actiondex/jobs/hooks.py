@@ -39,5 +39,6 @@ def is_due(session: Session, host: str, now: datetime) -> bool:
 
 
 def sweep_abandoned_runs(session: Session, now: datetime, stale_after: float) -> int:
-    """Mark crawl runs whose process died as aborted; how many."""
+    """Mark crawl runs whose process died as aborted (their submissions go back to the
+    queue); how many."""
     return len(sweep(session, now, stale_after))

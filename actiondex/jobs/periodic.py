@@ -4,7 +4,8 @@
   at most one queued per site;
 - retry_stalled: jobs of workers whose heartbeat stopped (killed, machine gone) go back to the
   queue, as procrastinate does not retry them by itself; then crawl runs left ``running`` by
-  their dead children are marked aborted.
+  their dead children are marked aborted, and what those runs had taken goes back to the
+  queue. Not within heartbeat_grace of a database outage: heartbeats stopped with it.
 
 Any number of schedulers may run: procrastinate defers each periodic tick once, and the
 queueing locks keep one of each task waiting.
@@ -12,7 +13,6 @@ queueing locks keep one of each task waiting.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from procrastinate import App
@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 
 from actiondex.jobs import hooks
 from actiondex.jobs.app import SCHEDULE_QUEUE
+from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
 from actiondex.jobs.tasks import CRAWL_TASK, enqueue
 from registry.config import Settings
 from registry.db import make_engine, transaction
@@ -56,7 +57,7 @@ def register_periodic(app: App, settings: Settings) -> None:
 
 
 async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
-    work = await asyncio.to_thread(_due_work, engine, settings.schedule_batch)
+    work = await wait_out_sync(lambda: _due_work(engine, settings.schedule_batch))
     queued = 0
     for host, target, priority in work:
         queued += await enqueue(app, host, priority, target)
@@ -71,20 +72,31 @@ def _due_work(engine: Engine, limit: int) -> list[tuple[str, str | None, int]]:
         return hooks.due_work(session, utcnow(), limit)
 
 
+def heartbeat_grace(after: float) -> float:
+    """Seconds after an outage before a heartbeat ``after`` seconds old is judged again: it
+    stopped with the database; each waiter tries again within BACKOFF_CAP, then beats."""
+    return after + BACKOFF_CAP
+
+
 async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
     stalled = list(await app.job_manager.get_stalled_jobs(
         task_name=CRAWL_TASK, seconds_since_heartbeat=settings.stalled_after))
+    # Checked after that call, which may have waited out an outage itself.
+    judged = OUTAGE.settled(heartbeat_grace(settings.stalled_after))
     retried = 0
-    for job in stalled:
+    for job in stalled if judged else []:
         retried += await _retry(app, job)
     # A crawl run's own heartbeat (ACTIONDEX_CRAWL_STALE_AFTER), not the worker's: the run
     # may belong to a crawl outside the queue.
     stale = settings.crawl_stale_after
-    swept = await asyncio.to_thread(_sweep, engine, stale)
-    if stalled or swept:
+    swept = None
+    if OUTAGE.settled(heartbeat_grace(stale)):
+        swept = await wait_out_sync(lambda: _sweep(engine, stale))
+    if (stalled and judged) or swept:
         log.info("scheduler: %d stalled jobs, %d retried; %s abandoned crawl runs aborted",
                  len(stalled), retried, swept)
-    return {"stalled": len(stalled), "retried": retried, "swept": swept or 0}
+    return {"stalled": len(stalled) if judged else 0, "retried": retried, "swept": swept or 0,
+            "after_outage": int(not judged)}
 
 
 async def _retry(app: App, job: Job) -> bool:

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, select
 from actiondex.jobs import hooks
 from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
+from actiondex.jobs.outage import wait_out_sync
 from registry.config import Settings
 from registry.db import make_engine, transaction
 from registry.models import Site
@@ -75,7 +76,8 @@ async def enqueue(app: App, host: str, priority: int, target: str | None = None)
 
 async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host: str,
                     submitted_at: str | None, worker: str) -> dict[str, Any]:
-    due, wait, stored_at, submitted = await asyncio.to_thread(_check, engine, settings, host)
+    due, wait, stored_at, submitted = await wait_out_sync(
+        lambda: _check(engine, settings, host))
     if not due:
         log.info("%s: %s is not due any more, skipped", worker, host)
         return {"host": host, "skipped": "not-due"}

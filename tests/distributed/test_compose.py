@@ -58,6 +58,15 @@ def test_the_topology_of_issue_12() -> None:
             "service_completed_successfully", name
 
 
+def test_the_long_running_services_restart_and_the_one_shots_do_not() -> None:
+    """Issue 25.3: a worker or scheduler that ended stayed down (no restart policy)."""
+    svc = services()
+    for name in ("postgres", "api", "worker", "scheduler"):
+        assert svc[name].get("restart") == "unless-stopped", name
+    for name in ("migrate", "crawl"):  # run once; a restart would redo them forever
+        assert svc[name].get("restart", "no") == "no", name
+
+
 def test_the_api_healthcheck_asks_a_route_the_api_has() -> None:
     from api.routes.health import router
 

@@ -21,6 +21,7 @@ from registry.crawl_state import (
 )
 from registry.models import CrawlRun
 from registry.store import utcnow
+from registry.submissions import mark_crawling, pending_hosts, settle, submit
 
 
 def _dead_pid() -> int:
@@ -79,3 +80,32 @@ def test_a_run_ends_with_a_known_status(session: Session) -> None:
         finish_run(session, run.id, {}, status="exploded")
     finish_run(session, run.id, {"sites": 0}, status="aborted")
     assert run.status == "aborted" and run.finished_at is not None
+
+
+def test_the_sweep_puts_a_swept_runs_submission_back_in_the_queue(session: Session) -> None:
+    """Issue 25.3: a crawl that ended during an outage (spooled, its run never recorded) was
+    swept `aborted` and its submission left `crawling`: the host could not be crawled or
+    submitted again until the spool replayed. Now the sweep requeues it; a run still alive
+    keeps its own."""
+    now = utcnow()
+    lost, _ = submit(session, "https://lost.example/", now)
+    kept, _ = submit(session, "https://kept.example/", now)
+    silent = _run(session, owner="elsewhere.example:4242", beat_ago=600)
+    alive = _run(session, owner="elsewhere.example:4243", beat_ago=1)
+    mark_crawling(session, ["lost.example"], silent.id, now)
+    mark_crawling(session, ["kept.example"], alive.id, now)
+
+    assert sweep_abandoned_runs(session, utcnow(), 300.0) == [silent.id]
+
+    assert (lost.status, lost.started_at, lost.attempts) == ("queued", None, 1)
+    assert kept.status == "crawling"
+    assert pending_hosts(session, 10) == ["lost.example"]
+    again, created = submit(session, "https://lost.example/other", utcnow())
+    assert (again.id, created) == (lost.id, False)  # still one open submission per host
+    # The spooled crawl replays later: it settles the submission once; another sweep or a
+    # second settle changes nothing, and no attempt is counted for the replay.
+    assert settle(session, "lost.example", [], utcnow()) == 1
+    assert (lost.status, lost.attempts) == ("failed", 1)
+    assert sweep_abandoned_runs(session, utcnow(), 300.0) == []
+    assert settle(session, "lost.example", [], utcnow()) == 0
+    assert pending_hosts(session, 10) == []
