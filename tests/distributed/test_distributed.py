@@ -9,17 +9,22 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select, text
 
 from registry.db import transaction
-from registry.models import ActionRow, CrawlRun, Document, Site
+from registry.models import ActionRow, Document, Site
+from tests.distributed.cluster import (
+    crawled,
+    crawling_now,
+    env_for,
+    finished_runs,
+    running_runs,
+    started,
+    wait_until,
+)
 from tests.distributed.compose import local
 from tests.distributed.web import make_known, request_times, robots_fetches, shops
 from tests.helpers.db import engine_for
@@ -30,60 +35,6 @@ from tests.hostile.server import LoopbackWeb
 SITES = int(os.environ.get("ACTIONDEX_TEST_DIST_SITES", "100"))
 DEADLINE = 60 + 8 * SITES  # seconds for all of them, on a busy two-core machine
 pytestmark = pytest.mark.timeout(DEADLINE + 180)
-
-
-def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
-    """Short intervals for a test: enqueue and look for stalled jobs every 2 s, a worker is
-    dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
-    workers' crawls are fast (loopback)."""
-    env = {**os.environ, "ACTIONDEX_DATABASE_URL": url, "ACTIONDEX_DATA_DIR": str(data_dir),
-           "ACTIONDEX_RESOLVE": ",".join(web.resolve_args()),
-           "ACTIONDEX_SCHEDULE_INTERVAL": "2", "ACTIONDEX_STALLED_INTERVAL": "2",
-           "ACTIONDEX_HEARTBEAT_INTERVAL": "1", "ACTIONDEX_STALLED_AFTER": "10",
-           "ACTIONDEX_CRAWL_HEARTBEAT": "1", "ACTIONDEX_CRAWL_STALE_AFTER": "15",
-           "ACTIONDEX_JOB_TIMEOUT": "120", "ACTIONDEX_WORKER_DELAY": "0.02"}
-    env.pop("ACTIONDEX_DEBUG", None)
-    return env
-
-
-@contextmanager
-def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("wb") as sink, subprocess.Popen(local(name), env=env, stdout=sink,
-                                                  stderr=subprocess.STDOUT) as proc:
-        try:
-            yield proc
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(timeout=60)
-
-
-def crawling_now(log: Path) -> set[str]:
-    """Hosts a worker's log says it is crawling and has not finished."""
-    begun, ended = set(), set()
-    for line in log.read_text(errors="replace").splitlines():
-        if ": crawling " in line:
-            begun.add(line.rsplit(" ", 1)[-1])
-        elif " crawled in " in line:
-            ended.add(line.split(": ", 2)[1].split(" ")[0])
-    return begun - ended
-
-
-def crawled(engine: Engine) -> int:
-    with transaction(engine) as session:
-        return int(session.scalar(select(func.count()).select_from(Site)
-                                  .where(Site.crawl_state.is_not(None))) or 0)
-
-
-def wait_until(check: Any, seconds: float, what: str, *procs: subprocess.Popen[bytes]) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        for proc in procs:
-            assert proc.poll() is None, f"{proc.args} exited with {proc.returncode}"
-        if result := check():
-            return result
-        time.sleep(0.5)
-    pytest.fail(f"{what}: not within {seconds:.0f} s")
 
 
 def children_of_target(target: str) -> list[int]:
@@ -147,12 +98,6 @@ def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path:
             f"({host}): another is queued" in said, host
 
 
-def running_runs(engine: Engine) -> list[list[str]]:
-    with transaction(engine) as session:
-        return list(session.scalars(select(CrawlRun.targets)
-                                    .where(CrawlRun.status == "running")))
-
-
 def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> None:
     fetches = robots_fetches(web)
     assert set(fetches) == set(web.sites)
@@ -170,16 +115,6 @@ def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> N
         if host in killed:
             continue
         assert all(start - 1 <= t + offset <= end + 1 for t in times[host]), host
-
-
-def finished_runs(engine: Engine) -> list[tuple[str, float, float]]:
-    """(host, started, finished) of every finished crawl run, one per target."""
-    with transaction(engine) as session:
-        rows = session.execute(select(CrawlRun.targets, CrawlRun.started_at,
-                                      CrawlRun.finished_at).where(CrawlRun.status == "finished"))
-        return [(target.split("//")[1].split(":")[0], started.replace(tzinfo=UTC).timestamp(),
-                 ended.replace(tzinfo=UTC).timestamp())
-                for targets, started, ended in rows for target in targets]
 
 
 def assert_store_consistent(engine: Engine, killed: set[str]) -> None:

@@ -22,8 +22,7 @@ from sqlalchemy import Engine, func, select
 
 from registry.db import transaction
 from registry.models import ActionRow, Document, Site
-from tests.distributed.compose import local
-from tests.distributed.test_distributed import (
+from tests.distributed.cluster import (
     crawled,
     crawling_now,
     env_for,
@@ -32,6 +31,7 @@ from tests.distributed.test_distributed import (
     started,
     wait_until,
 )
+from tests.distributed.compose import local
 from tests.distributed.web import make_known, robots_fetches, shops
 from tests.helpers.db import engine_for
 from tests.helpers.own_pg import OwnPostgres

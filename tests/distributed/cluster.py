@@ -1,0 +1,92 @@
+"""Running the cluster of tests/distributed: workers and the scheduler as docker-compose.yml
+starts them, their environment for a test, and what their logs and the store say."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, func, select
+
+from registry.db import transaction
+from registry.models import CrawlRun, Site
+from tests.distributed.compose import local
+from tests.hostile.server import LoopbackWeb
+
+
+def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
+    """Short intervals for a test: enqueue and look for stalled jobs every 2 s, a worker is
+    dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
+    workers' crawls are fast (loopback)."""
+    env = {**os.environ, "ACTIONDEX_DATABASE_URL": url, "ACTIONDEX_DATA_DIR": str(data_dir),
+           "ACTIONDEX_RESOLVE": ",".join(web.resolve_args()),
+           "ACTIONDEX_SCHEDULE_INTERVAL": "2", "ACTIONDEX_STALLED_INTERVAL": "2",
+           "ACTIONDEX_HEARTBEAT_INTERVAL": "1", "ACTIONDEX_STALLED_AFTER": "10",
+           "ACTIONDEX_CRAWL_HEARTBEAT": "1", "ACTIONDEX_CRAWL_STALE_AFTER": "15",
+           "ACTIONDEX_JOB_TIMEOUT": "120", "ACTIONDEX_WORKER_DELAY": "0.02"}
+    env.pop("ACTIONDEX_DEBUG", None)
+    return env
+
+
+@contextmanager
+def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log.open("wb") as sink, subprocess.Popen(local(name), env=env, stdout=sink,
+                                                  stderr=subprocess.STDOUT) as proc:
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=60)
+
+
+def crawling_now(log: Path) -> set[str]:
+    """Hosts a worker's log says it is crawling and has not finished."""
+    begun, ended = set(), set()
+    for line in log.read_text(errors="replace").splitlines():
+        if ": crawling " in line:
+            begun.add(line.rsplit(" ", 1)[-1])
+        elif " crawled in " in line:
+            ended.add(line.split(": ", 2)[1].split(" ")[0])
+    return begun - ended
+
+
+def crawled(engine: Engine) -> int:
+    with transaction(engine) as session:
+        return int(session.scalar(select(func.count()).select_from(Site)
+                                  .where(Site.crawl_state.is_not(None))) or 0)
+
+
+def wait_until(check: Any, seconds: float, what: str, *procs: subprocess.Popen[bytes]) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for proc in procs:
+            assert proc.poll() is None, f"{proc.args} exited with {proc.returncode}"
+        if result := check():
+            return result
+        time.sleep(0.5)
+    pytest.fail(f"{what}: not within {seconds:.0f} s")
+
+
+def running_runs(engine: Engine) -> list[list[str]]:
+    with transaction(engine) as session:
+        return list(session.scalars(select(CrawlRun.targets)
+                                    .where(CrawlRun.status == "running")))
+
+
+def finished_runs(engine: Engine) -> list[tuple[str, float, float]]:
+    """(host, started, finished) of every finished crawl run, one per target."""
+    with transaction(engine) as session:
+        rows = session.execute(select(CrawlRun.targets, CrawlRun.started_at,
+                                      CrawlRun.finished_at).where(CrawlRun.status == "finished"))
+        return [(target.split("//")[1].split(":")[0], started.replace(tzinfo=UTC).timestamp(),
+                 ended.replace(tzinfo=UTC).timestamp())
+                for targets, started, ended in rows for target in targets]
+
