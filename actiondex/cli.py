@@ -17,8 +17,8 @@ from sqlalchemy.exc import OperationalError
 from actiondex.commands import COMMANDS, GROUPS
 from actiondex.runtime import UserError
 from registry.config import get_settings
-from registry.crawl_state import CrawlAborted
-from registry.db import first_line
+from registry.db.engine import first_line
+from registry.store.crawl_state import CrawlAborted
 
 ABORTED_EXIT = 143  # 128 + SIGTERM, as a shell reports a process the signal ended
 

@@ -18,7 +18,7 @@ from crawler.guard import AddressPolicy
 from crawler.run import run_crawl
 from crawler.targets import check_targets
 from registry.config import Settings
-from registry.db import DB_AWAY, first_line
+from registry.db.engine import DB_AWAY, first_line
 
 
 @dataclass(frozen=True)

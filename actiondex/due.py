@@ -15,11 +15,11 @@ from actiondex.crawling import CrawlOptions, crawl_and_index
 from actiondex.runtime import UserError, open_store
 from crawler.targets import site_origin
 from registry.config import Settings
-from registry.db import transaction
-from registry.models import Site
-from registry.schedule import due_hosts, is_due
-from registry.store import utcnow
-from registry.submissions import pending
+from registry.db.engine import transaction
+from registry.db.tables import Site
+from registry.store.rows import utcnow
+from registry.store.schedule import due_hosts, is_due
+from registry.submissions.queue import pending
 
 DEFAULT_LIMIT = 1000  # sites one `crawl --due` takes at most; the rest wait for the next
 SUBMISSIONS_READ = 10_000  # queued submissions looked at per run (the queue is capped at 1000)

@@ -16,14 +16,14 @@ from typing import Any
 from sqlalchemy import Engine
 
 from actiondex.runtime import UserError
-from registry.db import transaction
+from registry.db.engine import transaction
 from registry.formats import normalise, well_known_names
+from registry.model.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
+from registry.model.urls import site_of
 from registry.normalising import normalise_site
 from registry.placement import host_diagnostics, origin_of, place
-from registry.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
-from registry.service import PromoteResult, promote_site
-from registry.store import utcnow
-from registry.urls import site_of
+from registry.store.promotion import PromoteResult, promote_site
+from registry.store.rows import utcnow
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 # What a folder walk reads: these, and files by a well-known name ("api-catalog", "llms.txt").

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import make_url
 
-from registry.results import FindResponse, FindResult
+from registry.model.results import FindResponse, FindResult
 
 # Piped output gets 120 columns rather than rich's 80, so tables stay readable in logs.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)

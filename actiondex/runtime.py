@@ -11,7 +11,7 @@ from sqlalchemy.exc import OperationalError
 
 from actiondex import output
 from registry.config import Settings
-from registry.db import alembic_config, first_line, make_engine, migrate, transaction
+from registry.db.engine import alembic_config, first_line, make_engine, migrate, transaction
 from registry.index import ActionIndex, IndexBusy
 
 LOCK_RETRY_S = 0.05  # between tries for the index's writer lock (a follower's sync: ms)

@@ -24,7 +24,7 @@ from api.mcp.http import PATH as MCP_PATH
 from api.mcp.http import for_listener
 from api.observe import ACCESS
 from registry.config import Settings
-from registry.db import first_line, reading
+from registry.db.engine import first_line, reading
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex, vectors
 

@@ -17,9 +17,9 @@ from api.submission_resources import submission_out
 from crawler.guard import AddressPolicy
 from crawler.targets import check_targets
 from registry.config import Settings
-from registry.db import transaction
-from registry.store import utcnow
-from registry.submissions import submit
+from registry.db.engine import transaction
+from registry.store.rows import utcnow
+from registry.submissions.queue import submit
 
 
 def policy_check(policy: AddressPolicy) -> TargetCheck:

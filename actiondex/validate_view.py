@@ -12,7 +12,7 @@ from rich.status import Status
 from rich.table import Table
 
 from actiondex.output import err, out
-from registry.schemas import Action, Diagnostic, Flow
+from registry.model.schemas import Action, Diagnostic, Flow
 from registry.validate import UNKNOWN_SITE, SiteReport, ValidationReport
 
 EFFECT_STYLE = {"read": "green", "write": "yellow", "send": "cyan", "spend": "magenta",

@@ -25,11 +25,11 @@ from api.routes import actions, ard, find, health, runs, sites, submissions, val
 from api.web import install_web
 from api.web.validator import MAX_FORM
 from registry.config import Settings, get_settings
-from registry.crawl_state import latest_finished_run
-from registry.db import make_engine, reading
+from registry.db.engine import make_engine, reading
+from registry.db.tables import CrawlRun
 from registry.formats import MAX_BYTES
 from registry.index import ActionIndex, vectors
-from registry.models import CrawlRun
+from registry.store.crawl_state import latest_finished_run
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
 # core. More only contend for the GIL and the caches: at 10k actions, 40 threads (Starlette's

@@ -10,7 +10,7 @@ from fastapi import Depends, Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from registry.db import reading
+from registry.db.engine import reading
 from registry.index import ActionIndex
 
 
@@ -37,10 +37,10 @@ EngineDep = Annotated[Engine, Depends(get_engine)]
 
 
 def get_session(engine: EngineDep) -> Iterator[Session]:
-    """A read-only session for one request (registry.db.reading). A plain function: FastAPI
+    """A read-only session for one request (registry.db.engine.reading). A plain function: FastAPI
     opens and closes it in its thread pool, and a route using it should be a plain ``def``
     too, so no store call blocks the event loop. A store that cannot be reached raises
-    registry.db.DB_AWAY, answered 503 (api.errors)."""
+    registry.db.engine.DB_AWAY, answered 503 (api.errors)."""
     with reading(engine) as session:
         yield session
 

@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from registry.db import DB_AWAY
+from registry.db.engine import DB_AWAY
 
 HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed", 413: "too-large"}
 ARD_PREFIX = "/ard"

@@ -12,8 +12,8 @@ from prometheus_client import CollectorRegistry, disable_created_metrics
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from registry.db.tables import CrawlRun
 from registry.index import ActionIndex
-from registry.models import CrawlRun
 
 # The numeric figures a crawl run records (crawler.run.CrawlSummary) that are worth a series.
 RUN_FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused",

@@ -1,7 +1,7 @@
-"""Response models of the REST resources (actions, flows, sites, stats, prepare): they exist
-for the OpenAPI document, the routes answer the dicts registry.lookup and registry.prepare
-make. ``extra="forbid"`` everywhere, so a key the code sends and the document omits is a
-schema violation schemathesis reports."""
+"""Response models of the REST resources (actions, flows, sites, stats, prepare): they exist for
+the OpenAPI document, the routes answer the dicts registry.store.lookup and
+registry.calls.prepare make. ``extra="forbid"`` everywhere, so a key the code sends and the
+document omits is a schema violation schemathesis reports."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from registry.results import SourceRef
-from registry.schemas import Auth, Diagnostic, Effect
+from registry.model.results import SourceRef
+from registry.model.schemas import Auth, Diagnostic, Effect
 
 
 class Strict(BaseModel):
@@ -153,7 +153,7 @@ class SiteDetail(Strict):
 
 
 class HistoryEntry(Strict):
-    """One change of the site's action set (registry/history.py)."""
+    """One change of the site's action set (registry/store/history.py)."""
 
     id: int
     version: int = Field(description="The site's version this change produced")

@@ -1,5 +1,5 @@
 """Response models of GET /runs and GET /runs/{id} (beside api/resources.py, which holds the
-other resources'): the dicts registry.runs makes, ``extra="forbid"``."""
+other resources'): the dicts registry.store.runs makes, ``extra="forbid"``."""
 
 from __future__ import annotations
 

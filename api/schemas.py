@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from registry.schemas import Action, Diagnostic, Flow
+from registry.model.schemas import Action, Diagnostic, Flow
 
 
 class Health(BaseModel):

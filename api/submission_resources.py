@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from registry.models import Submission
+from registry.db.tables import Submission
 
 MAX_URL = 2048
 Status = Literal["queued", "crawling", "done", "failed"]

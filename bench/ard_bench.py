@@ -19,7 +19,7 @@ from bench.synthetic import queries
 from registry.ard import explore, listing, match, service
 from registry.ard.model import ExploreRequest
 from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
+from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.search import FindQuery, page_json, search
 

@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bench.crawl_bench import build_web, scrapy_bench
-from registry.db import transaction
-from registry.models import Site
+from registry.db.engine import transaction
+from registry.db.tables import Site
 from tests.distributed.web import make_known
 from tests.helpers.db import engine_for, fresh_pg_database
 from tests.hostile.server import LoopbackWeb

@@ -23,13 +23,13 @@ from pathlib import Path
 from bench.http_load import Load, memory_mb, memory_parts_mb, start_server, wrk
 from bench.synthetic import manifests, queries
 from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
+from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
+from registry.model.schemas import RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import RawDocument
 from registry.search import FindQuery, page_json, search
-from registry.service import promote_site
+from registry.store.promotion import promote_site
 
 BASELINE_QUERIES = {10_000: 50, 100_000: 20}  # more actions: 5 queries
 

@@ -37,11 +37,11 @@ from bench.http_load import Load, start_server, wrk, wrk_command, wrk_load
 from bench.replicate import replicated
 from bench.synthetic import manifests, queries
 from registry.config import Settings
-from registry.db import make_engine, migrate, reading, transaction
+from registry.db.engine import make_engine, migrate, reading, transaction
 from registry.index import ActionIndex
+from registry.model.schemas import Action, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import Action, Manifest, RawDocument
-from registry.service import promote_site
+from registry.store.promotion import promote_site
 from tests.helpers.freshness import finds
 
 MODES = {

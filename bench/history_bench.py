@@ -1,10 +1,10 @@
-"""What keeping a site's history costs a promotion that changes it: promote_site of a site of
-N actions whose manifest changed one endpoint, with history (two snapshots and a diff, one
-entry) and without (the baseline: registry.history's snapshot and write made no-ops), alternating
-round by round in one run, each in its own committed transaction. Prints a table of medians.
+"""What keeping a site's history costs a promotion that changes it: promote_site of a site of N
+actions whose manifest changed one endpoint, with history (two snapshots and a diff, one entry)
+and without (the baseline: registry.store.history's snapshot and write made no-ops),
+alternating round by round in one run, each in its own committed transaction. Prints a table of
+medians.
 
-    .venv/bin/python -m bench.history_bench [--db-url URL] [--rounds 20]
-"""
+.venv/bin/python -m bench.history_bench [--db-url URL] [--rounds 20]"""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from registry import history
 from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
+from registry.db.engine import make_engine, migrate, transaction
+from registry.model.schemas import Action, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import Action, Manifest, RawDocument
-from registry.service import promote_site
+from registry.store import history
+from registry.store.promotion import promote_site
 
 SIZES = (10, 100, 1000)
 

@@ -27,7 +27,7 @@ from bench.find_bench import cache_file, percentiles, stored
 from bench.http_load import start_server
 from bench.synthetic import queries
 from registry.config import Settings
-from registry.db import make_engine, transaction
+from registry.db.engine import make_engine, transaction
 from registry.index import ActionIndex
 
 MODERN = "2026-07-28"

@@ -32,7 +32,7 @@ from bench import metatool, toollens
 from bench.meaning_cost import cost
 from bench.relevance import K, baseline, evaluate, sampled, write_manifests
 from registry.config import Settings, get_settings
-from registry.db import make_engine, migrate, transaction
+from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex, vectors
 from registry.index.text import query_words
 from registry.search import FindQuery, find, meaning

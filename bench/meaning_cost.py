@@ -1,6 +1,6 @@
 """The cost half of bench.meaning_bench: what each meaning model costs to store and to query.
 
-Per model: embedding at store time, one action at a time as registry.store calls it
+Per model: embedding at store time, one action at a time as registry.store.rows calls it
 (actions/s); a full ``promote_site`` ingest of synthetic actions (bench.find_bench.ingest,
 actions/s, and what 1M would take at that rate: an extrapolation, labelled so); embedding a
 request and re-ranking 50 stored vectors, p50/p99; the resident memory a process gains by

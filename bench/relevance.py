@@ -48,7 +48,7 @@ from actiondex.ingest import ingest_paths
 from bench import metatool, toollens
 from bench.http_find import Finder, serving
 from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
+from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex
 from registry.search import FindQuery, find
 

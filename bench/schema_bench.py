@@ -1,4 +1,4 @@
-"""What a hostile input schema costs registry.prepare: the cases of issue 25 (a quadratic
+"""What a hostile input schema costs registry.calls.prepare: the cases of issue 25 (a quadratic
 ``uniqueItems``, doubling ``allOf``/``$ref``, a wide ``anyOf`` over a long list, and a ``$ref``
 to a loopback listener and to a local file), each timed with its outcome. With ``--before
 REV`` the same cases also run on the code of git revision REV (exported to a temporary
@@ -81,7 +81,7 @@ def cases(port: int, canary: Path) -> list[tuple[str, dict[str, Any], dict[str, 
 
 def run_here() -> list[dict[str, Any]]:
     """Every case on the registry importable here: seconds, outcome, listener connections."""
-    from registry.prepare import PrepareError, prepare_call
+    from registry.calls.prepare import PrepareError, prepare_call
 
     listener = Listener()
     rows = []

@@ -12,7 +12,7 @@ import itertools
 import random
 from collections.abc import Iterator
 
-from registry.schemas import Action, Manifest
+from registry.model.schemas import Action, Manifest
 
 VERBS = [("search", "read"), ("find", "read"), ("view", "read"), ("list", "read"),
          ("buy", "spend"), ("order", "spend"), ("book", "spend"), ("reserve", "spend"),

@@ -27,7 +27,7 @@ from actiondex.jobs import tasks
 from actiondex.jobs.app import CRAWL_QUEUE, make_app
 from actiondex.jobs.schema import ensure_schema
 from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
+from registry.db.engine import make_engine, migrate, transaction
 from tests.distributed.web import make_known
 from tests.helpers.db import fresh_pg_database
 

@@ -19,8 +19,8 @@ from crawler.responses import response_is_html, to_document
 from crawler.sitemaps import MAX_DEPTH, SitemapError, parse_sitemap
 from crawler.sitestate import MAX_SITEMAP_FILES, SiteState, fingerprint
 from registry.formats import legacy_paths, references_cross_hosts, well_known_paths
+from registry.model.schemas import RawDocument
 from registry.normalising import normalise_alone
-from registry.schemas import RawDocument
 
 Follow = list[Request | None]
 

@@ -16,7 +16,7 @@ from crawler.sitestate import SiteResult
 from crawler.spiders.document import DocumentSpider
 from crawler.spiders.site import SiteSpider
 from registry.config import Settings
-from registry.schemas import FetchFailure, RawDocument, SiteCrawl
+from registry.model.schemas import FetchFailure, RawDocument, SiteCrawl
 
 Fetched = tuple[RawDocument, dict[str, bytes]]  # a document and the references it read
 

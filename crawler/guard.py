@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from registry.config import Settings
-from registry.urls import a_label
+from registry.model.urls import a_label
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine
 
-from registry.crawl_state import heartbeat
-from registry.db import first_line, transaction
+from registry.db.engine import first_line, transaction
+from registry.store.crawl_state import heartbeat
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@
   day, and a stored document that vanished still gets its one 404 a day towards tombstoning.
 
 An unchanged recrawl inside those 24 h changes none of it, so it writes nothing. The state is
-read and written through registry.crawl_state.
+read and written through registry.store.crawl_state.
 """
 
 from __future__ import annotations

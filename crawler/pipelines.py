@@ -16,13 +16,13 @@ from crawler.settings import ENGINE_SETTING, REGISTRY_SETTING, RUN_SETTING, Shar
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
-from registry.crawl_state import changed_since, save_crawl_state
-from registry.db import DB_AWAY, first_line, transaction
+from registry.db.engine import DB_AWAY, first_line, transaction
 from registry.normalising import SiteUpdate, normalise_site
-from registry.schedule import Bounds, Outcome, after_crawl
-from registry.service import PromoteResult, promote_site
-from registry.store import utcnow
-from registry.submissions import ROBOTS, settle
+from registry.store.crawl_state import changed_since, save_crawl_state
+from registry.store.promotion import PromoteResult, promote_site
+from registry.store.rows import utcnow
+from registry.store.schedule import Bounds, Outcome, after_crawl
+from registry.submissions.queue import ROBOTS, settle
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER = 1.0  # seconds before the one retry a lost connection gets

@@ -19,9 +19,9 @@ from twisted.internet.error import TCPTimedOutError
 from twisted.python.failure import Failure
 
 from crawler.middlewares import BlockedAddress
-from registry.db import first_line
-from registry.pages import html_to_document, is_html
-from registry.schemas import RawDocument
+from registry.db.engine import first_line
+from registry.formats.pages import html_to_document, is_html
+from registry.model.schemas import RawDocument
 
 
 def header(response: Response, name: str) -> str | None:

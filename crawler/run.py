@@ -22,7 +22,8 @@ from crawler.spiders.site import SiteSpider
 from crawler.stopping import aborting
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
-from registry.crawl_state import (
+from registry.db.engine import DB_AWAY, first_line, transaction
+from registry.store.crawl_state import (
     CrawlAborted,
     crawl_states,
     finish_run,
@@ -31,9 +32,8 @@ from registry.crawl_state import (
     stored_validators,
     sweep_abandoned_runs,
 )
-from registry.db import DB_AWAY, first_line, transaction
-from registry.store import utcnow
-from registry.submissions import mark_crawling, requeue
+from registry.store.rows import utcnow
+from registry.submissions.queue import mark_crawling, requeue
 
 Progress = Callable[[dict[str, Any]], None]
 logger = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> 
             finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
                        status=status)
             # Submissions this run took but did not settle (never reached, or spooled):
-            # back to the queue, so none stays `crawling` (registry.submissions.requeue).
+            # back to the queue, so none stays `crawling` (registry.submissions.queue.requeue).
             requeue(session, run_id, utcnow())
     except DB_AWAY as exc:
         # What the crawl found is stored or spooled; only the run's record is missing.

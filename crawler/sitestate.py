@@ -11,9 +11,9 @@ from pydantic import Field
 
 from crawler.memory import Memory
 from crawler.robots import Robots
+from registry.model.schemas import FetchFailure, RawDocument, SiteCrawl
 from registry.placement import origin_of
-from registry.schemas import FetchFailure, RawDocument, SiteCrawl
-from registry.store import utcnow
+from registry.store.rows import utcnow
 
 MAX_REQUESTS = 200  # per site, on top of the page limit: bounds what one site can cost
 SITE_SECONDS = 300.0  # per site: past this no new request is started

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from registry.crawl_state import CrawlAborted
+from registry.store.crawl_state import CrawlAborted
 
 
 class StopRequest:

@@ -4,14 +4,14 @@ crawled. Plain types only, so the command line checks targets before anything is
 from __future__ import annotations
 
 from crawler.guard import AddressPolicy
+from registry.model.urls import intake_url, site_of
 from registry.placement import origin_of
-from registry.urls import intake_url, site_of
 
 
 def target_url(target: str) -> str:
     """The URL a target means: a bare domain is its https homepage; a URL keeps its scheme and
     port. ValueError, in one line, for a target that names no http(s) site or that the intake
-    check (registry.urls.intake_url: control characters, a port outside 1-65535) refuses."""
+    check (registry.model.urls.intake_url: control characters, a port outside 1-65535) refuses."""
     url = intake_url(target)
     try:
         site_origin(url)

@@ -1,4 +1,4 @@
-"""Alembic environment: takes the engine from registry.db (or ACTIONDEX_* settings)."""
+"""Alembic environment: takes the engine from registry.db.engine (or ACTIONDEX_* settings)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy import Engine, text
 
 from registry.config import get_settings
-from registry.models import POSTGRESQL_ONLY, Base
+from registry.db.tables import POSTGRESQL_ONLY, Base
 
 target_metadata = Base.metadata
 
@@ -16,7 +16,7 @@ target_metadata = Base.metadata
 def _engine() -> Engine:
     engine = context.config.attributes.get("engine")
     if engine is None:
-        from registry.db import make_engine
+        from registry.db.engine import make_engine
 
         engine = make_engine(get_settings())
     return engine

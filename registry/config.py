@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     # How long a command that updates the index (ingest, crawl, find...) waits for its writer
     # lock while another process holds it, before leaving the update to that process.
     index_wait_seconds: Annotated[float, Field(ge=0)] = 10.0
-    # POST /submissions (registry.submissions): submissions created per client address and
+    # POST /submissions (registry.submissions.queue): submissions created per client address and
     # per registrable domain within a sliding window of submit_window seconds (0 turns a
     # limit off), counted in the database so they hold across API replicas; at most
     # submit_max_queued waiting at once. Client addresses are stored as an HMAC under
@@ -80,7 +80,7 @@ class Settings(BaseSettings):
     job_timeout: Annotated[float, Field(gt=0)] = 1800.0
     # Sites enqueued per scheduler tick, at most.
     schedule_batch: Annotated[int, Field(ge=1)] = 1000
-    # The adaptive recrawl schedule (registry/schedule.py), in seconds: a changed site comes
+    # The adaptive recrawl schedule (registry/store/schedule.py), in seconds: a changed site comes
     # back sooner (never below MIN), an unchanged one later (never above MAX), a new site after
     # INITIAL; a failing one backs off exponentially up to BACKOFF_MAX.
     recrawl_min: int = Field(3600, ge=60)

@@ -1,5 +1,5 @@
 """A site's crawl normalised, before the store sees it: ``normalise_site`` turns a SiteCrawl
-into the SiteUpdate that ``registry.service.promote_site`` stores. Pure: no database, so it
+into the SiteUpdate that ``registry.store.promotion.promote_site`` stores. Pure: no database, so it
 runs outside the transaction (STYLE.md habit 2).
 
 ``normalise_alone`` is the crawler's first pass over one document (to learn what it
@@ -12,7 +12,14 @@ import hashlib
 from dataclasses import dataclass, field
 
 from registry.formats import normalise
-from registry.schemas import Diagnostic, FetchFailure, FirstPass, Manifest, RawDocument, SiteCrawl
+from registry.model.schemas import (
+    Diagnostic,
+    FetchFailure,
+    FirstPass,
+    Manifest,
+    RawDocument,
+    SiteCrawl,
+)
 
 
 @dataclass

@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.formats import named_site, published_path
-from registry.pages import html_to_document, is_html
-from registry.schemas import Diagnostic, RawDocument
-from registry.urls import a_label, mixed_script_label, site_of
+from registry.formats.pages import html_to_document, is_html
+from registry.model.schemas import Diagnostic, RawDocument
+from registry.model.urls import a_label, mixed_script_label, site_of
 
 # Where a document goes when nobody says which site it is published on.
 UNKNOWN_ORIGIN = "https://unknown.invalid"

@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from registry.formats import PAGE_FORMAT, normalise, well_known_paths
+from registry.model.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
+from registry.model.urls import site_of
 from registry.normalising import normalise_site
 from registry.placement import CONFUSABLE_HINT, UNKNOWN_ORIGIN, Placed
-from registry.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
-from registry.urls import site_of
 
 # The site we say when nobody told us where a local file will be published.
 UNKNOWN_SITE = site_of(UNKNOWN_ORIGIN)

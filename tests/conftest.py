@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from registry.db import migrate
+from registry.db.engine import migrate
 from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 
 # Markers for the test tiers (make test-fast): tests/tiers.py.

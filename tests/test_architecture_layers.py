@@ -30,6 +30,41 @@ def test_the_composition_root_imports_no_scrapy_or_twisted() -> None:
 def test_the_crawler_reaches_the_store_only_through_registry_services() -> None:
     statements = {"select", "update", "insert", "delete", "text"}
     found = [(f, m, names) for f, m, names in imports("crawler")
-             if m == "registry.models" or (m.split(".")[0] == "sqlalchemy"
+             if m == "registry.db.tables" or (m.split(".")[0] == "sqlalchemy"
                                            and statements & set(names))]
     assert found == []
+
+
+# registry/ by floor: a module imports only from its own floor's packages or from floors below.
+FLOORS = (
+    ("registry.model", "registry.config"),  # the action model and settings: plain values
+    ("registry.db", "registry.formats", "registry.calls"),  # engine and tables; readers; planner
+    ("registry.normalising", "registry.placement", "registry.index"),
+    ("registry.search", "registry.validate", "registry.submissions"),
+    ("registry.store", "registry.ard"),  # the use cases on top
+)
+
+
+def _floor(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "registry" or len(parts) < 2:
+        return None
+    name = ".".join(parts[:2])
+    return next((level for level, names in enumerate(FLOORS) if name in names), None)
+
+
+def test_every_registry_package_has_a_floor() -> None:
+    folders = {f"registry.{p.parent.name}" for p in (ROOT / "registry").glob("*/__init__.py")}
+    modules = {f"registry.{p.stem}" for p in (ROOT / "registry").glob("*.py")
+               if p.stem != "__init__"}
+    assert sorted(n for n in folders | modules if _floor(n) is None) == []
+
+
+def test_registry_imports_point_down_the_floors() -> None:
+    upward = []
+    for where, module, _ in imports("registry"):
+        mine = _floor(where.removesuffix(".py").replace("/", "."))
+        theirs = _floor(module)
+        if mine is not None and theirs is not None and theirs > mine:
+            upward.append(f"{where} imports {module}")
+    assert upward == []

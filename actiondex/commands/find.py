@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from actiondex.commands.options import JsonOpt, load_settings
-from registry.schemas import AUTHS, EFFECTS
+from registry.model.schemas import AUTHS, EFFECTS
 from registry.search.contract import LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PER_SITE, PER_SITE
 
 

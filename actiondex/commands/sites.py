@@ -1,6 +1,6 @@
 """`actiondex sites remove HOST` (an operator withdraws a site) and `actiondex history HOST`
-(what changed in a site's action set, newest first). The work: registry.removal and
-registry.history."""
+(what changed in a site's action set, newest first). The work: registry.store.removal and
+registry.store.history."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import typer
 from actiondex import output
 from actiondex.commands.options import JsonOpt, load_settings
 from actiondex.runtime import UserError, open_index, open_store
-from registry.db import transaction
-from registry.history import MAX_LIMIT, site_history
-from registry.listing import host_key, iso
-from registry.removal import remove_site
-from registry.service import NotFound
+from registry.db.engine import transaction
+from registry.store.history import MAX_LIMIT, site_history
+from registry.store.listing import host_key, iso
+from registry.store.promotion import NotFound
+from registry.store.removal import remove_site
 
 app = typer.Typer(name="sites", help="Operate on the sites in the store.",
                   add_completion=False)

@@ -9,15 +9,15 @@ import typer
 from actiondex import output
 from actiondex.commands.options import load_settings
 from actiondex.runtime import open_store
-from registry.db import make_engine, transaction
-from registry.db import migrate as run_migrations
+from registry.db.engine import make_engine, transaction
+from registry.db.engine import migrate as run_migrations
 
 
 def refresh_index_parts(session: Any) -> None:
     """Actions an older version stored lack their index parts; every rebuild would work them
     out again, at a third of its speed. Store them once (about a minute per 100k actions)."""
-    from registry.parts_refresh import refresh_index_parts as refresh
-    from registry.parts_refresh import stale_index_parts
+    from registry.store.parts_refresh import refresh_index_parts as refresh
+    from registry.store.parts_refresh import stale_index_parts
 
     if stale := stale_index_parts(session):
         output.info(f"working out the index parts of {stale} actions stored by an older "

@@ -29,7 +29,7 @@ from actiondex.jobs.child import TERM_GRACE, ChildFailed, ChildResult, parse_sum
 
 PRELOAD = ["actiondex.cli", "actiondex.crawling", "crawler.spiders.site", "crawler.pipelines",
            "scrapy.crawler", "scrapy.core.engine", "scrapy.downloadermiddlewares.retry",
-           "scrapy.core.downloader.handlers.http11", "registry.service"]
+           "scrapy.core.downloader.handlers.http11", "registry.store.promotion"]
 _context: Any = None
 
 

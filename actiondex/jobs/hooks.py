@@ -1,6 +1,6 @@
-"""What the queue asks the store, in one place: the recrawl schedule (registry.schedule),
-submissions (registry.submissions) and the sweep of abandoned crawl runs
-(registry.crawl_state.sweep_abandoned_runs)."""
+"""What the queue asks the store, in one place: the recrawl schedule (registry.store.schedule),
+submissions (registry.submissions.queue) and the sweep of abandoned crawl runs
+(registry.store.crawl_state.sweep_abandoned_runs)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from registry import schedule, submissions
-from registry.crawl_state import sweep_abandoned_runs as sweep
+from registry.store import schedule
+from registry.store.crawl_state import sweep_abandoned_runs as sweep
+from registry.submissions import queue as submissions
 
 SUBMITTED_PRIORITY = 10  # procrastinate runs higher priorities first
 SCHEDULED_PRIORITY = 0

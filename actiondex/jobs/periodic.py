@@ -25,8 +25,8 @@ from actiondex.jobs.app import SCHEDULE_QUEUE
 from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
 from actiondex.jobs.tasks import CRAWL_TASK, enqueue
 from registry.config import Settings
-from registry.db import make_engine, transaction
-from registry.store import utcnow
+from registry.db.engine import make_engine, transaction
+from registry.store.rows import utcnow
 
 log = logging.getLogger("actiondex.jobs")
 

@@ -25,9 +25,9 @@ from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
 from actiondex.jobs.outage import wait_out_sync
 from registry.config import Settings
-from registry.db import make_engine, transaction
-from registry.models import Site
-from registry.store import utcnow
+from registry.db.engine import make_engine, transaction
+from registry.db.tables import Site
+from registry.store.rows import utcnow
 
 log = logging.getLogger("actiondex.jobs")
 CRAWL_TASK = "actiondex.crawl_site"

@@ -1,10 +1,9 @@
-"""What the MCP tools answer, as models, so each tool publishes its output schema: a /find
-result plus whether a call needs approval (find_action; by site with group=site), an action
-or flow as GET /actions/{id} reads it (get_action), a site (get_site), a planned request
-(prepare_call).
+"""What the MCP tools answer, as models, so each tool publishes its output schema: a /find result
+plus whether a call needs approval (find_action; by site with group=site), an action or flow as
+GET /actions/{id} reads it (get_action), a site (get_site), a planned request (prepare_call).
 
-The lookups (registry.lookup) and the planner (registry.prepare) answer dicts; these models
-only describe them. Keys they add later pass through (``extra="allow"``)."""
+The lookups (registry.store.lookup) and the planner (registry.calls.prepare) answer dicts;
+these models only describe them. Keys they add later pass through (``extra="allow"``)."""
 
 from __future__ import annotations
 
@@ -13,9 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from api import resources
-from registry.effects import needs_approval
-from registry.results import FindResponse, FindResult, Shortened, SourceRef
-from registry.schemas import Auth, Effect
+from registry.model.effects import needs_approval
+from registry.model.results import FindResponse, FindResult, Shortened, SourceRef
+from registry.model.schemas import Auth, Effect
 
 APPROVAL = ("True when calling it spends money, sends something in the person's name or "
             "deletes something (effect spend, send or delete): ask your person first")

@@ -14,12 +14,12 @@ from sqlalchemy import Engine
 
 from api import store
 from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
-from registry import lookup
-from registry.db import DB_AWAY
+from registry.calls.prepare import PrepareError, prepare_call
+from registry.db.engine import DB_AWAY
 from registry.index import ActionIndex
-from registry.prepare import PrepareError, prepare_call
 from registry.search import FindQuery, find, first_problem
 from registry.search.contract import LIMIT, PER_SITE
+from registry.store import lookup
 
 EFFECTS = (
     "Each action's `effect` says what calling it does: `read` only looks something up; "

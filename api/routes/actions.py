@@ -16,9 +16,9 @@ from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.resources import ActionDetail, FlowDetail, PreparedCall, PrepareRequest
-from registry.input_check import MAX_INPUT_BYTES
-from registry.lookup import action_detail, flow_detail
-from registry.prepare import PrepareError, prepare_call
+from registry.calls.input_check import MAX_INPUT_BYTES
+from registry.calls.prepare import PrepareError, prepare_call
+from registry.store.lookup import action_detail, flow_detail
 
 router = APIRouter(tags=["actions"])
 MAX_BODY = MAX_INPUT_BYTES + 1024  # the input and its {"input": ...} wrapper

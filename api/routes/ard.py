@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from api.deps import IndexDep, SessionDep
 from api.errors import ard_error, error_responses
 from api.etag import etag_of, matches
-from registry.ard import listing, match, service, terms
+from registry.ard import listing, match, service
 from registry.ard.explore import explore as explore_facets
 from registry.ard.model import (
     IDENTIFIER_PATTERN,
@@ -32,6 +32,7 @@ from registry.ard.model import (
     SearchResponse,
 )
 from registry.formats import ard as ard_format
+from registry.model import ard_terms as terms
 
 CACHE = "public, max-age=300"
 STATUS: dict[int | str, str] = {

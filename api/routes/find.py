@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Response
 
 from api.deps import IndexDep, SearchThreadsDep
 from api.errors import error_responses
-from registry.results import FindResponse
+from registry.model.results import FindResponse
 from registry.search import FindQuery, page_json, search
 
 router = APIRouter(tags=["find"])

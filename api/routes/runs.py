@@ -11,7 +11,7 @@ from api.deps import SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.run_resources import Run, RunPage, RunStatus
-from registry.runs import MAX_RUNS, BadRunQuery, get_run, list_runs
+from registry.store.runs import MAX_RUNS, BadRunQuery, get_run, list_runs
 
 router = APIRouter(tags=["runs"])
 OK = {**NOT_MODIFIED, 200: {"headers": ETAG_HEADER}}

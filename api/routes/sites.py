@@ -14,10 +14,10 @@ from api.deps import SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.resources import ExportManifest, SiteDetail, SiteHistoryPage, SitePage, Stats
-from registry.history import MAX_LIMIT as MAX_HISTORY
-from registry.history import site_history
-from registry.listing import MAX_CURSOR, MAX_LIMIT, BadCursor, cursor_after, list_sites
-from registry.lookup import site_detail, site_manifest, stats
+from registry.store.history import MAX_LIMIT as MAX_HISTORY
+from registry.store.history import site_history
+from registry.store.listing import MAX_CURSOR, MAX_LIMIT, BadCursor, cursor_after, list_sites
+from registry.store.lookup import site_detail, site_manifest, stats
 
 router = APIRouter(tags=["sites"])
 # An RFC 3339 date-time, its zone required: a time without one names no moment.

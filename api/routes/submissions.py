@@ -3,7 +3,7 @@
 The URL passes the crawler's address guard before anything is stored: the composition root
 (actiondex serve) hands create_app that check, as ``target_check``; the API never imports
 the crawler. New submissions are limited per client address (stored as a keyed hash) and per
-registrable domain, counted in the database (registry.submit_limits), so the limits hold
+registrable domain, counted in the database (registry.submissions.limits), so the limits hold
 across replicas. Left out of CORS (api.cors): a page elsewhere cannot submit through its
 visitors' browsers.
 """
@@ -31,10 +31,10 @@ from api.submission_resources import (
     taken_out,
 )
 from registry.config import Settings
-from registry.db import transaction
-from registry.store import utcnow
-from registry.submissions import get_submission, submit
-from registry.submit_limits import Limited, Limits, client_hash
+from registry.db.engine import transaction
+from registry.store.rows import utcnow
+from registry.submissions.limits import Limited, Limits, client_hash
+from registry.submissions.queue import get_submission, submit
 
 TargetCheck = Callable[[str], str]  # submitted text -> the target URL; ValueError: refused
 MAX_BODY = 32 * 1024  # a 2048-character url, every character \u-escaped, fits

@@ -1,5 +1,5 @@
-"""The action, flow and site pages, and the prepare-call preview, over registry.lookup and
-registry.prepare (the same functions as GET /actions/{id}, GET /sites/{host} and POST
+"""The action, flow and site pages, and the prepare-call preview, over registry.store.lookup and
+registry.calls.prepare (the same functions as GET /actions/{id}, GET /sites/{host} and POST
 /actions/{id}/prepare). The preview is a POST form: what a person types stays out of URLs and
 logs; nothing is sent to the site, the planned request is only shown.
 """
@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 from api import store
 from api.web.forms import MAX_PREPARE_FORM, input_fields, read_form, to_input
 from api.web.render import not_found, page
-from registry.db import DB_AWAY, first_line
-from registry.lookup import action_detail, flow_detail, site_detail
-from registry.prepare import PrepareError, prepare_call
+from registry.calls.prepare import PrepareError, prepare_call
+from registry.db.engine import DB_AWAY, first_line
+from registry.store.lookup import action_detail, flow_detail, site_detail
 
 MAX_KEY = 300  # characters of an id or a host in a page's path; longer ones are unknown
 
@@ -61,7 +61,7 @@ async def prepare_preview(request: Request, action_id: str) -> HTMLResponse:
                             problems=[{"path": "$", "message": "the form is too large"}])
     fields = input_fields(action["input_schema"], values)
     given = to_input(action["input_schema"], values)
-    try:  # off the event loop: a check may take up to registry.check_budget.TIME_BUDGET
+    try:  # off the event loop: a check may take up to registry.calls.check_budget.TIME_BUDGET
         planned = await anyio.to_thread.run_sync(functools.partial(prepare_call, action, given))
     except PrepareError as exc:
         return _action_page(request, action, fields, status=422, problems=exc.problems)

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from api.deps import IndexDep, SearchThreadsDep
 from api.web.render import page
-from registry.schemas import EFFECTS
+from registry.model.schemas import EFFECTS
 from registry.search import MAX_OFFSET, FindQuery, find, first_problem
 from registry.search.contract import MAX_QUERY_CHARS
 

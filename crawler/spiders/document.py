@@ -15,7 +15,7 @@ from twisted.python.failure import Failure
 
 from crawler.responses import classify, to_document
 from registry.formats import MAX_BYTES, MAX_RESOLVED, normalise
-from registry.schemas import FetchFailure, RawDocument
+from registry.model.schemas import FetchFailure, RawDocument
 
 
 class DocumentSpider(Spider):

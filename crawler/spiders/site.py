@@ -23,8 +23,8 @@ from crawler.settings import MANIFEST_MAXSIZE, PAGE_MAXSIZE
 from crawler.sitemaps import SITEMAP_MAXSIZE
 from crawler.sitestate import SiteState, fingerprint
 from crawler.targets import site_origin
-from registry.schemas import SiteCrawl
-from registry.urls import mixed_script_label
+from registry.model.schemas import SiteCrawl
+from registry.model.urls import mixed_script_label
 
 PROBE_TIMEOUT = 3.0  # well-known probes: most answer 404 at once; a slow one is not worth 30 s
 MAXSIZE = {"robots": PAGE_MAXSIZE, "probe": MANIFEST_MAXSIZE, "manifest": MANIFEST_MAXSIZE,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from registry.ard import terms
 from registry.ard.published import SiteEntries
+from registry.model import ard_terms as terms
 
 # Our terms, by the name an ``actiondex:`` filter or facet uses, and the fact each reads.
 FACT_TERMS = ("effect", "method", "format", "site", "auth", "actionType", "endpoint")
@@ -45,7 +45,7 @@ def split_action_identifier(urn: str) -> tuple[str, str] | None:
 
 
 def facts(action: dict[str, Any]) -> dict[str, Any]:
-    """The facts of a search hit's payload (registry.results.FindResult) or a listed row."""
+    """The facts of a search hit's payload (registry.model.results.FindResult) or a listed row."""
     source = action.get("source") or {}
     return {"id": action["id"], "site": action["site"], "name": action["name"],
             "title": action.get("title") or action["name"],

@@ -16,14 +16,15 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from registry.ard import match, terms
+from registry.ard import match
 from registry.ard.entries import Item
 from registry.ard.listing import COLUMNS, in_sql, scan
 from registry.ard.model import ExploreRequest
 from registry.ard.service import candidates, rows
+from registry.db.tables import ActionRow, Document, Site
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex
-from registry.models import ActionRow, Document, Site
+from registry.model import ard_terms as terms
 
 MAX_EXPLORE = 200_000
 

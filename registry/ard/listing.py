@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from registry.ard import entries, match
 from registry.ard.entries import Item
 from registry.ard.service import Invalid, Sites, row_fact, rows
-from registry.models import ActionRow, Document, Site
+from registry.db.tables import ActionRow, Document, Site
 
 BATCH, MAX_SCAN = 500, 5_000
 COLUMNS = {"effect": ActionRow.effect, "method": ActionRow.method, "auth": ActionRow.auth,

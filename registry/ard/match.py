@@ -5,7 +5,7 @@ the ``actiondex:`` prefix, bound for every query) and matched against each entry
 IRI, through the entry's own ``@context``; the rest of a dot-path is a literal JSON path
 (``trustManifest.attestations.type``). Values are OR'ed within a key, keys AND'ed; an array
 matches when any element does. ``publisher`` is the URN's publisher segment; ``type`` is
-compared in one spelling (registry.ard.terms). The bare names of our terms (``effect``,
+compared in one spelling (registry.model.ard_terms). The bare names of our terms (``effect``,
 ``method``, ``format``, ``site``, ``auth``) mean the ``actiondex:`` ones, and select by the
 action behind the entry (``Item.facts``), whichever entry stands for it.
 """
@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from registry.ard import terms
 from registry.ard.entries import FACT_TERMS, Item
+from registry.model import ard_terms as terms
 
 MAX_KEYS, MAX_VALUES, MAX_KEY_CHARS, MAX_VALUE_CHARS = 20, 20, 200, 512
 ALIASES = frozenset({"effect", "method", "format", "site", "auth"})

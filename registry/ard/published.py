@@ -10,7 +10,7 @@ Each entry is keyed two ways: by its identifier (GET /ard/agents/{identifier}) a
 action name the ARD normaliser gave it (``registry.formats.ard.entry_name``), so a search hit
 on that action is answered with the entry. Entries are returned as written, except that
 ``identifier`` is spelled ``urn:air:`` and ``type`` (or a lone ``mediaType``) is normalised
-(registry.ard.terms); one that is no complete ARD entry (a name, a type, exactly one of
+(registry.model.ard_terms); one that is no complete ARD entry (a name, a type, exactly one of
 ``url`` and ``data``) or names another publisher than its site is not served as written.
 """
 
@@ -25,11 +25,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.ard import terms
+from registry.db.tables import Document, Site
 from registry.formats import ard as ard_format
 from registry.formats._load import Unusable, load
-from registry.models import Document, Site
-from registry.urls import same_origin
+from registry.model import ard_terms as terms
+from registry.model.urls import same_origin
 
 CACHED_SITES = 2048
 

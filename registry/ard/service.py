@@ -18,13 +18,14 @@ from pydantic import ValidationError
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
-from registry.ard import entries, match, terms
+from registry.ard import entries, match
 from registry.ard.entries import Item
 from registry.ard.published import SiteEntries, site_entries
+from registry.db.tables import ActionRow, Document, Site
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex
-from registry.models import ActionRow, Document, Site
-from registry.schemas import AUTHS, EFFECTS
+from registry.model import ard_terms as terms
+from registry.model.schemas import AUTHS, EFFECTS
 from registry.search import MAX_LIMIT, MAX_OFFSET, FindQuery, first_problem, search
 from registry.search.contract import HOST_PATTERN, TOKEN_PATTERN
 

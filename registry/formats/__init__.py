@@ -51,8 +51,8 @@ from registry.formats._hints import HINTS, with_hint
 from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
 from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.formats._rules import MAX_ACTIONS, enforce
-from registry.schemas import Diagnostic, Manifest, RawDocument
-from registry.urls import site_of
+from registry.model.schemas import Diagnostic, Manifest, RawDocument
+from registry.model.urls import site_of
 
 __all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "MAX_RESOLVED",
            "NORMALISER_VERSION", "PAGE_FORMAT", "Resolve", "legacy_paths", "link_relations",

@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from registry.effects import infer_effect, strongest
 from registry.formats._common import Diagnostics, as_dict, as_list, diag, title_from
 from registry.formats._openapi import is_openapi, operations
 from registry.formats._references import References
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Flow, FlowStep
+from registry.model.effects import infer_effect, strongest
+from registry.model.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Flow, FlowStep
 
 MAX_FLOWS, MAX_STEPS = 64, 32
 _USER = re.compile(r"\$user\.([A-Za-z0-9_-]{1,64})")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from registry.effects import strongest
 from registry.formats._common import (
     Diagnostics,
     diag,
@@ -18,8 +17,9 @@ from registry.formats._common import (
     text,
     title_from,
 )
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Flow, FlowStep
+from registry.model.effects import strongest
+from registry.model.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Flow, FlowStep
 
 MAX_FLOWS, MAX_STEPS = 64, 32  # stop work early; the facade caps again
 INPUT_KEYS = ("input", "input_schema", "parameters")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from registry.identifiers import split_identifier
-from registry.sanitize import (
+from registry.model.identifiers import split_identifier
+from registry.model.sanitize import (
     DESCRIPTION_MAX,
     INDEX_TEXT_MAX,
     clean_schema,
@@ -16,8 +16,8 @@ from registry.sanitize import (
     safe_name,
     shorten,
 )
-from registry.schemas import Diagnostic, Severity
-from registry.urls import HTTP_METHODS
+from registry.model.schemas import Diagnostic, Severity
+from registry.model.urls import HTTP_METHODS
 
 Diagnostics = list[Diagnostic]
 

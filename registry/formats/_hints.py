@@ -6,7 +6,7 @@ module that knows better (the field, the host) sets ``Diagnostic.hint`` itself.
 
 from __future__ import annotations
 
-from registry.schemas import Diagnostic
+from registry.model.schemas import Diagnostic
 
 HINTS: dict[str, str] = {
     # the document as a whole

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from registry.schemas import Diagnostic
+from registry.model.schemas import Diagnostic
 
 MAX_NODES = 20_000
 Node = dict[str, Any]

@@ -3,7 +3,7 @@
 Only references into the same document (``#/components/schemas/Pet``) are followed. A cycle, a
 chain deeper than MAX_REF_DEPTH or a reference elsewhere is left as an inert ``{"x-ref": ...}``
 (an action's input schema is checked on its own, where that ``$ref`` would name nothing, or a
-remote document: registry.schema_bounds), and a spent node budget empties what is left, so a
+remote document: registry.model.schema_bounds), and a spent node budget empties what is left, so a
 hostile spec costs bounded time and memory and never recurses without end.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from registry.schemas import Diagnostic
+from registry.model.schemas import Diagnostic
 
 MAX_REF_DEPTH = 6
 # Values copied per operation (all its schemas together), so a spec's 256 actions stay a few

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from registry.schemas import Diagnostic
+from registry.model.schemas import Diagnostic
 
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 32

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from registry.effects import infer_effect
 from registry.formats._common import (
     Diagnostics,
     as_dict,
@@ -24,9 +23,10 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._jsonref import RefResolver
-from registry.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
-from registry.schemas import Action, Auth
-from registry.urls import absolute
+from registry.model.effects import infer_effect
+from registry.model.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
+from registry.model.schemas import Action, Auth
+from registry.model.urls import absolute
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 MAX_OPERATIONS, MAX_PARAMS = 256, 64

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from registry.formats._load import Unusable, load
-from registry.schemas import Diagnostic
-from registry.urls import absolute
+from registry.model.schemas import Diagnostic
+from registry.model.urls import absolute
 
 # resolve(url) -> the document's bytes, or None when it is not (yet) available
 Resolve = Callable[[str], bytes | None]

@@ -2,7 +2,7 @@
 names, flags on endpoints that leave the site, use plain http on an https site, or point at a
 private address, and a diagnostic for an input schema prepare cannot use (one that
 references outside itself, or is too large once its references are expanded:
-registry.schema_bounds)."""
+registry.model.schema_bounds)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.formats._hints import with_hint
-from registry.schema_bounds import schema_problem
-from registry.schemas import Action, Diagnostic, Manifest
-from registry.urls import is_private_host, same_origin, site_of
+from registry.model.schema_bounds import schema_problem
+from registry.model.schemas import Action, Diagnostic, Manifest
+from registry.model.urls import is_private_host, same_origin, site_of
 
 MAX_ACTIONS = 256
 MAX_DIAGNOSTICS = 100

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from registry.effects import infer_effect, type_verb
 from registry.formats._common import described, http_method, title_from
 from registry.formats._jsonld import Graph, Node, local_types
 from registry.formats._schemaorg_input import input_schema, output_schema
-from registry.identifiers import split_identifier
-from registry.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Diagnostic, Severity
-from registry.urls import absolute
+from registry.model.effects import infer_effect, type_verb
+from registry.model.identifiers import split_identifier
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Diagnostic, Severity
+from registry.model.urls import absolute
 
 MAX_TARGETS = 16
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")

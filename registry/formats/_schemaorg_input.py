@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from registry.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.schemas import Diagnostic
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Diagnostic
 
 MAX_FIELDS = 64
 _HOLE = re.compile(r"\{([^{}]*)\}")

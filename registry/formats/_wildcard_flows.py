@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.effects import strongest
 from registry.formats._common import Diagnostics, as_dict, as_list, diag, text, title_from
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_schema, safe_name
-from registry.schemas import Action, Flow, FlowStep
+from registry.model.effects import strongest
+from registry.model.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_schema, safe_name
+from registry.model.schemas import Action, Flow, FlowStep
 
 MAX_STEPS, MAX_LINKS = 32, 128
 Key = tuple[str, str]  # (sourceId, operationId)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.effects import infer_effect
 from registry.formats._common import (
     Diagnostics,
     as_dict,
@@ -23,9 +22,10 @@ from registry.formats._common import (
 )
 from registry.formats._openapi import AUTH_TYPES
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Auth, Manifest
-from registry.urls import absolute
+from registry.model.effects import infer_effect
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Auth, Manifest
+from registry.model.urls import absolute
 
 NAME = "a2a"
 PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")

@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from registry.effects import infer_effect
 from registry.formats._agent_actions_flows import INPUT_KEYS, read_flows
 from registry.formats._common import (
     Diagnostics,
@@ -52,9 +51,10 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_text
-from registry.schemas import EFFECTS, Action, Auth, Effect, Manifest
-from registry.urls import absolute
+from registry.model.effects import infer_effect
+from registry.model.sanitize import TITLE_MAX, clean_text
+from registry.model.schemas import EFFECTS, Action, Auth, Effect, Manifest
+from registry.model.urls import absolute
 
 NAME = "agent-actions"
 PATHS = ("/.well-known/agent-actions.json",)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.effects import infer_effect
 from registry.formats import _adhoc_flows
 from registry.formats._common import (
     Diagnostics,
@@ -32,9 +31,10 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.schemas import EFFECTS, Action, Manifest
-from registry.urls import absolute
+from registry.model.effects import infer_effect
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import EFFECTS, Action, Manifest
+from registry.model.urls import absolute
 
 NAME = "agents-json"
 PATHS = ("/.well-known/agents.json",)

@@ -22,8 +22,8 @@ from registry.formats._common import (
 )
 from registry.formats._openapi import is_openapi, operations, spec_words
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Auth, Manifest
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Auth, Manifest
 
 NAME = "ai-plugin"
 PATHS = ("/.well-known/ai-plugin.json",)

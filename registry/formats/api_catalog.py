@@ -15,7 +15,7 @@ from typing import Any
 from registry.formats._common import Diagnostics, as_dict, as_list, diag
 from registry.formats._openapi import is_openapi, operations
 from registry.formats._references import References
-from registry.schemas import Action, Manifest
+from registry.model.schemas import Action, Manifest
 
 NAME = "api-catalog"
 PATHS = ("/.well-known/api-catalog",)

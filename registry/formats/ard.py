@@ -8,7 +8,7 @@ missing (LEGACY_PATHS). A document with only ``entries`` is enough, when its ent
 ARD entries (an identifier or a media type, and a ``url`` or ``data``). Entries are JSON-LD
 nodes: the registry re-reads them as written (registry.ard.published), namespaced terms and
 all; here ``urn:ai:`` identifiers count as ``urn:air:`` and media types are compared in one
-spelling (registry.ard.terms). Every entry (an A2A card, an MCP server card, a dataset...)
+spelling (registry.model.ard_terms). Every entry (an A2A card, an MCP server card, a dataset...)
 becomes one action pointing at its ``url``; the url is also listed as a reference so the
 crawler reads the card itself. Nested catalogs (``application/ai-catalog+json`` entries, or
 ``data`` holding ``entries``) are read through ``refs``, a few levels deep; an A2A or MCP
@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.ard import terms
-from registry.effects import infer_effect
 from registry.formats import a2a, mcp
 from registry.formats._common import Diagnostics, as_dict, as_list, described, diag, title_from
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Manifest
-from registry.urls import absolute, same_origin
+from registry.model import ard_terms as terms
+from registry.model.effects import infer_effect
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Manifest
+from registry.model.urls import absolute, same_origin
 
 NAME = "ard"
 PATHS = ("/.well-known/ard.json", "/.well-known/ai-catalog.json")

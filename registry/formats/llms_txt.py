@@ -15,8 +15,8 @@ from typing import Any
 
 from registry.formats._common import Diagnostics, diag, site_text
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_text
-from registry.schemas import Manifest
+from registry.model.sanitize import TITLE_MAX, clean_text
+from registry.model.schemas import Manifest
 
 NAME = "llms-txt"
 PATHS = ("/llms.txt",)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.effects import infer_effect
 from registry.formats._common import (
     Diagnostics,
     as_dict,
@@ -25,9 +24,10 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._references import References
-from registry.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
-from registry.schemas import Action, Effect, Manifest
-from registry.urls import absolute
+from registry.model.effects import infer_effect
+from registry.model.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
+from registry.model.schemas import Action, Effect, Manifest
+from registry.model.urls import absolute
 
 NAME = "mcp"
 PATHS = ("/.well-known/mcp.json", "/.well-known/mcp/server-card.json", "/server.json")

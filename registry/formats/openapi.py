@@ -14,7 +14,7 @@ from typing import Any
 from registry.formats._common import Diagnostics, diag
 from registry.formats._openapi import base_url, is_openapi, operations, spec_title
 from registry.formats._references import References
-from registry.schemas import Manifest
+from registry.model.schemas import Manifest
 
 NAME = "openapi"
 PATHS = ("/openapi.json", "/.well-known/openapi.json", "/openapi.yaml", "/swagger.json")

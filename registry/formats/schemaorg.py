@@ -1,6 +1,6 @@
 """Schema.org ``potentialAction`` (JSON-LD, microdata, RDFa, WebMCP forms), on any entity.
 
-Covers the Schema.org items of a page (``registry.pages`` hands over its JSON-LD, microdata,
+Covers the Schema.org items of a page (``registry.formats.pages`` hands over its JSON-LD, microdata,
 RDFa and WebMCP-form items as one JSON list) and the Schema.org profile of
 ``/.well-known/agents.json`` (a WebSite, WebAPI or Organization object). Accepts an object,
 a list or ``@graph``; ``@id`` references within the document; ``@context``
@@ -20,8 +20,8 @@ from registry.formats._common import site_text
 from registry.formats._jsonld import Graph, Node, local_types
 from registry.formats._references import References
 from registry.formats._schemaorg_action import Doc, read_action
-from registry.sanitize import TITLE_MAX, clean_text
-from registry.schemas import Action, Diagnostic, Manifest
+from registry.model.sanitize import TITLE_MAX, clean_text
+from registry.model.schemas import Action, Diagnostic, Manifest
 
 NAME = "schemaorg"
 PATHS = ("/", "/.well-known/agents.json")

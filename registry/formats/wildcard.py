@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.effects import effect_of_id
 from registry.formats._common import Diagnostics, as_dict, as_list, diag, title_from
 from registry.formats._openapi import is_openapi, operations
 from registry.formats._references import References
 from registry.formats._wildcard_flows import Key, read_flow, step_key
-from registry.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
-from registry.schemas import Action, Manifest
+from registry.model.effects import effect_of_id
+from registry.model.sanitize import DESCRIPTION_MAX, TITLE_MAX, clean_text, safe_name
+from registry.model.schemas import Action, Manifest
 
 NAME = "wildcard-agents-json"
 PATHS = ("/.well-known/agents.json",)

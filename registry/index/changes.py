@@ -1,6 +1,6 @@
 """What a sync reads from the store, and what the generation remembers of it.
 
-A generation's state.json holds ``watermark``: the highest store-clock number (registry.clock)
+A generation's state.json holds ``watermark``: the highest store-clock number (registry.db.clock)
 it has indexed. A sync reads only the sites whose ``change_seq`` is above it: one range scan
 of ``ix_sites_change_seq``, however many sites the store holds, and state.json stays a few
 bytes, so a sync's own writes do not grow with the store either. Since numbers are given in
@@ -25,8 +25,8 @@ import tantivy
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.clock import last_change
-from registry.models import Site
+from registry.db.clock import last_change
+from registry.db.tables import Site
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import tantivy
 
-from registry.identifiers import split_identifier
+from registry.db.tables import Site
 from registry.index.parts import (
     DUMP,
     WORD_RUNS,
@@ -32,8 +32,8 @@ from registry.index.parts import (
 )
 from registry.index.text import ANALYZER, NO_TERMS
 from registry.index.vectors import stored_b64
-from registry.models import Site
-from registry.results import result_payload
+from registry.model.identifiers import split_identifier
+from registry.model.results import result_payload
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
 RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth",

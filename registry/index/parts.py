@@ -2,11 +2,10 @@
 
 A full rebuild at a million actions spent most of its time in Python turning each row into
 words and JSON (about 35 us an action). None of that depends on anything but the row, its
-site's host and its document, all fixed while the row exists (a changed document replaces
-its rows), so registry.store computes it with the row and registry.index.documents only adds what
-the site and its flows contribute. Rows stored under another ``INDEX_VERSION`` (or before
-these columns existed) are worked out the same way at build time instead.
-"""
+site's host and its document, all fixed while the row exists (a changed document replaces its
+rows), so registry.store.rows computes it with the row and registry.index.documents only adds
+what the site and its flows contribute. Rows stored under another ``INDEX_VERSION`` (or before
+these columns existed) are worked out the same way at build time instead."""
 
 from __future__ import annotations
 
@@ -16,17 +15,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from registry.identifiers import split_identifier
 from registry.index.text import type_base, type_words
 from registry.index.vectors import active, stored_b64
-from registry.results import PAYLOAD_JSON, result_payload
-from registry.sanitize import shorten
-from registry.schemas import AUTHS, EFFECTS
+from registry.model.identifiers import split_identifier
+from registry.model.results import PAYLOAD_JSON, result_payload
+from registry.model.sanitize import shorten
+from registry.model.schemas import AUTHS, EFFECTS
 
 # Bump whenever the schema or the text put into it changes: an index with another version is
 # replaced by an empty generation on open, which the next sync fills; stored parts with
 # another version are worked out again by every build until the action is stored again or
-# registry.parts_refresh.refresh_index_parts runs.
+# registry.store.parts_refresh.refresh_index_parts runs.
 # The meaning model's number is added (registry.index.vectors: 0 for wordllama, 1000 for e5), so
 # a change of model works every action's vector out again.
 INDEX_VERSION = 9 + active().version  # 9: the publisher's whole text (about); 8: results carry
@@ -40,7 +39,7 @@ DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 @dataclass(frozen=True, slots=True)
 class ActionParts:
-    """What the stored columns of the same names hold (see ``registry.models.ActionRow``)."""
+    """What the stored columns of the same names hold (see ``registry.db.tables.ActionRow``)."""
 
     index_fields: str  # JSON object: the document's fields that are the action's alone
     index_text: str  # the action's own words for the ``all`` field
@@ -53,7 +52,7 @@ def action_parts(
     about: str = "",
 ) -> ActionParts:
     """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
-    (registry.results.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
+    (registry.model.results.PAYLOAD_JSON: input_schema, output_schema, cost) as JSON text;
     ``source``: the document it came from ({"url", "format"}); ``about``: its site's name and
     description (``site_words``), for the action's vector. ``all`` reads the display
     description; the action's ``about`` (the publisher's whole text) goes to its own field

@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy import Connection, Text, cast, or_, select
 from sqlalchemy.orm import Session
 
+from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.index.documents import SiteInfo, action_document, flow_document, steps_of
 from registry.index.parts import INDEX_VERSION, ActionParts, action_parts
-from registry.models import ActionRow, Document, FlowRow, Site
-from registry.results import PAYLOAD_JSON
+from registry.model.results import PAYLOAD_JSON
 
 SITE_BATCH = 500  # sites per query while loading rows
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import tantivy
 
-from registry.identifiers import split_identifier
+from registry.model.identifiers import split_identifier
 
 ANALYZER = "en_fold"
 NO_TERMS = "no_terms"  # for fields only stored (see _no_terms)

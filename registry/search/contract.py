@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 from registry.index.text import MAX_TERMS
-from registry.schemas import Auth, Effect
+from registry.model.schemas import Auth, Effect
 
 # Agents ask in sentences, and an LLM's can be long: MetaTool's LLM-written requests reach
 # 1,089 characters (55 of 20,544 are over 512, 3 over 1,024). No request is refused for its

@@ -21,7 +21,7 @@ from registry.search.filters import filter_clauses, term_query
 # on ToolLens (NDCG@10 0.30 against 0.35). A small extra for the query's own words met in a
 # parameter (what the action takes) helped there (+0.01); expansions are scored on ``all``
 # only, since every extra (term, field) pair is another posting list to walk.
-# ``about`` holds the publisher's whole text (registry.schemas Action.about, the site's too),
+# ``about`` holds the publisher's whole text (registry.model.schemas Action.about, the site's too),
 # which ``all`` holds only up to its display cap: scored on its own, with its own length norm,
 # so thousands of characters of a plugin's description_for_model neither dilute ``all`` nor
 # go unread (MetaTool's requests over the plugin-store sites, Success@5 over sites: 0.697

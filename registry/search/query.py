@@ -19,7 +19,7 @@ import tantivy
 
 from registry.index import ActionIndex
 from registry.index.text import query_words
-from registry.results import FindResponse
+from registry.model.results import FindResponse
 from registry.search import meaning, plan, sites
 from registry.search.contract import FindQuery
 from registry.search.page import Docs, Hit, arrange, explanation, supported

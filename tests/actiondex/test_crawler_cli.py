@@ -17,8 +17,8 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from registry.models import CrawlRun
-from registry.models import Site as SiteRow
+from registry.db.tables import CrawlRun
+from registry.db.tables import Site as SiteRow
 from tests.helpers.paths import ROOT
 from tests.hostile.dbproxy import CuttableProxy
 from tests.hostile.server import LoopbackWeb, Reply, Site, free_port, json_reply

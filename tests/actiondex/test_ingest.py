@@ -16,8 +16,8 @@ from actiondex.ingest import ingest_paths
 from actiondex.validating import validate_file
 from api.app import create_app
 from registry.config import Settings
-from registry.db import make_engine, migrate
-from registry.models import ActionRow, Document, Site
+from registry.db.engine import make_engine, migrate
+from registry.db.tables import ActionRow, Document, Site
 from tests.helpers.cli import run
 from tests.helpers.paths import FIXTURES
 

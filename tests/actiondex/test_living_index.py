@@ -17,7 +17,7 @@ import tantivy
 from sqlalchemy import Engine, make_url, text
 
 from registry.config import Settings
-from registry.db import make_engine, migrate
+from registry.db.engine import make_engine, migrate
 from tests.helpers.cli import run
 from tests.helpers.db import BACKENDS, PG_URL
 from tests.helpers.freshness import finds, promote, wait_found

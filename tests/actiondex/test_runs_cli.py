@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from registry.crawl_state import finish_run, start_run
-from registry.db import migrate, transaction
+from registry.db.engine import migrate, transaction
+from registry.store.crawl_state import finish_run, start_run
 from tests.helpers.cli import one_line_error, run
 from tests.helpers.db import engine_for
 

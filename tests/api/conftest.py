@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from api.app import create_app
 from registry.config import Settings
-from registry.db import migrate, transaction
+from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 from tests.helpers.stores import shop_and_news, store_fixture

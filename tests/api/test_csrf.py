@@ -18,8 +18,8 @@ from actiondex.submitting import target_check
 from api.app import create_app
 from api.csrf import own_origin
 from registry.config import Settings
-from registry.db import migrate, reading
-from registry.models import Submission
+from registry.db.engine import migrate, reading
+from registry.db.tables import Submission
 from tests.helpers.db import engine_for
 from tests.helpers.live import serving
 from tests.helpers.paths import FIXTURES

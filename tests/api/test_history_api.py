@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.db import transaction
-from registry.removal import remove_site
+from registry.db.engine import transaction
+from registry.store.removal import remove_site
 from tests.api.conftest import Live
 from tests.helpers.api import error
 from tests.helpers.stores import promote_manifest

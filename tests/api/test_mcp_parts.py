@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from api.mcp.http import for_listener, listen_hosts, transport_security
 from api.mcp.server import build_server
 from registry.config import Settings
-from registry.db import make_engine
+from registry.db.engine import make_engine
 from registry.index import ActionIndex
 
 

@@ -13,9 +13,9 @@ from sqlalchemy import Engine
 
 from api.app import create_app
 from registry.config import Settings
-from registry.crawl_state import finish_run, start_run
-from registry.db import migrate, transaction
+from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
+from registry.store.crawl_state import finish_run, start_run
 from tests.helpers.db import engine_for
 from tests.helpers.stores import shop_and_news
 

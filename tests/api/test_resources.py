@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from registry.config import Settings
-from registry.db import transaction
+from registry.db.engine import transaction
 from tests.api.conftest import Live
 from tests.helpers.api import error
 from tests.helpers.stores import promote_manifest
@@ -150,7 +150,7 @@ def test_prepare_refuses_what_it_cannot_read(live_store: Live) -> None:
 
 def test_reads_do_not_wait_for_a_writer(live_store: Live) -> None:
     """A crawl promoting a site holds SQLite's write lock; the API's reads begin deferred
-    (registry.db.reading), so they answer from the last committed state meanwhile."""
+    (registry.db.engine.reading), so they answer from the last committed state meanwhile."""
     before = live_store.client.get("/stats").json()
     with transaction(live_store.engine) as session:
         promote_manifest(session, "writer.example", [{"name": "x", "method": "GET",

@@ -14,11 +14,11 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from registry.config import Settings
-from registry.crawl_state import finish_run, start_run, sweep_abandoned_runs
-from registry.db import migrate, transaction
+from registry.db.engine import migrate, transaction
+from registry.db.tables import CrawlRun
 from registry.index import ActionIndex
-from registry.models import CrawlRun
-from registry.store import utcnow
+from registry.store.crawl_state import finish_run, start_run, sweep_abandoned_runs
+from registry.store.rows import utcnow
 from tests.helpers.api import error
 from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 

@@ -21,8 +21,8 @@ from sqlalchemy import Engine, func, select
 from actiondex.submitting import target_check
 from api.app import create_app
 from registry.config import Settings
-from registry.db import migrate, reading
-from registry.models import Submission
+from registry.db.engine import migrate, reading
+from registry.db.tables import Submission
 from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 from tests.hostile.server import LoopbackWeb, Reply, Site, json_reply
 from tests.hostile.styles import agent_actions

@@ -25,7 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import SITES, DemoWeb
-from registry.models import ActionRow, FlowRow, Site
+from registry.db.tables import ActionRow, FlowRow, Site
 from tests.hostile.canary import Canary
 
 CRAWL_TIMEOUT = 120

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
-from registry.models import ActionRow, Site
+from registry.db.tables import ActionRow, Site
 from tests.hostile.run import crawl
 from tests.hostile.server import LoopbackWeb, Reply, json_reply
 from tests.hostile.server import Site as WebSite

@@ -18,9 +18,9 @@ from crawler.pipelines import StorePipeline
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
 from registry.config import Settings
-from registry.db import make_engine, migrate, transaction
-from registry.models import ActionRow, Site
-from registry.schemas import RawDocument
+from registry.db.engine import make_engine, migrate, transaction
+from registry.db.tables import ActionRow, Site
+from registry.model.schemas import RawDocument
 from tests.hostile.dbproxy import CuttableProxy
 from tests.hostile.run import crawl
 from tests.hostile.server import LoopbackWeb, Reply, json_reply

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import create_engine, select, update
 from sqlalchemy.orm import Session
 
-from registry.models import Site, SiteHistory
+from registry.db.tables import Site, SiteHistory
 from tests.helpers.cli import run
 from tests.hostile.run import action_names, crawl
 from tests.hostile.server import LoopbackWeb, Reply, html_reply, json_reply

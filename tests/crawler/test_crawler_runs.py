@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
-from registry.models import CrawlRun
+from registry.db.tables import CrawlRun
 from tests.helpers.crawls import actiondex, command, crawl_args, env_for, small_web, store_engine
 
 pytestmark = pytest.mark.timeout(300)

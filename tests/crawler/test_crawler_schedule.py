@@ -16,9 +16,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
-from registry.models import Site
-from registry.schedule import jitter
-from registry.store import utcnow
+from registry.db.tables import Site
+from registry.store.rows import utcnow
+from registry.store.schedule import jitter
 from tests.helpers.crawls import actiondex, crawl_args, small_web, store_engine
 
 pytestmark = pytest.mark.timeout(300)

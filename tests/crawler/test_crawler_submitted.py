@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
 from actiondex.due import crawl_selection
-from registry.models import CrawlRun, Submission
-from registry.store import utcnow
-from registry.submissions import mark_crawling, submit
+from registry.db.tables import CrawlRun, Submission
+from registry.store.rows import utcnow
+from registry.submissions.queue import mark_crawling, submit
 from tests.helpers.crawls import actiondex, crawl_args, small_web, store_engine
 from tests.helpers.stores import add_site
 

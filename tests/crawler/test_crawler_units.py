@@ -14,8 +14,8 @@ from crawler.retry import retry_after
 from crawler.robots import ROBOTS_MAX_BYTES, Robots, disallow_all, parse_robots
 from crawler.sitemaps import MAX_URLS, SitemapError, parse_sitemap
 from crawler.sitestate import SiteState
-from registry.schemas import SiteCrawl
-from registry.urls import a_label, mixed_script_label, site_of
+from registry.model.schemas import SiteCrawl
+from registry.model.urls import a_label, mixed_script_label, site_of
 
 
 def test_robots_collects_discovery_lines_and_crawl_delay() -> None:

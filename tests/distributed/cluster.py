@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-from registry.db import transaction
-from registry.models import CrawlRun, Site
+from registry.db.engine import transaction
+from registry.db.tables import CrawlRun, Site
 from tests.distributed.compose import local
 from tests.hostile.server import LoopbackWeb
 

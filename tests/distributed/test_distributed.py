@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from registry.db import transaction
-from registry.models import ActionRow, Document, Site
+from registry.db.engine import transaction
+from registry.db.tables import ActionRow, Document, Site
 from tests.distributed.cluster import (
     crawled,
     crawling_now,

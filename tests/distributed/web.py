@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from registry.store import get_or_create_site, utcnow
+from registry.store.rows import get_or_create_site, utcnow
 from tests.hostile.server import LoopbackWeb, Reply, Site, html_reply
 
 PAGE = """<!doctype html><html><head><title>{name}</title>
@@ -58,5 +58,5 @@ def make_known(session: Any, origins: dict[str, str]) -> None:
     now = utcnow()
     for host, origin in origins.items():
         site = get_or_create_site(session, host, origin, now)
-        if hasattr(site, "next_crawl_at"):  # the recrawl schedule (registry.schedule)
+        if hasattr(site, "next_crawl_at"):  # the recrawl schedule (registry.store.schedule)
             site.next_crawl_at = now

@@ -18,9 +18,9 @@ from api.app import create_app
 from api.deps import get_session
 from registry.config import Settings
 from registry.index import ActionIndex
+from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
-from registry.schemas import RawDocument, SiteCrawl
-from registry.service import promote_site
+from registry.store.promotion import promote_site
 from tests.helpers.paths import FIXTURES, SHARED
 from tests.helpers.stores import shop_and_news
 

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import Engine, make_url
 
 from registry.config import Settings
-from registry.db import make_engine
+from registry.db.engine import make_engine
 
 PG_URL = os.environ.get(
     "ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"

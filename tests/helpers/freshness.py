@@ -10,10 +10,10 @@ from urllib.parse import urlencode
 
 from sqlalchemy import Engine
 
-from registry.db import transaction
+from registry.db.engine import transaction
+from registry.model.schemas import Action, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import Action, Manifest, RawDocument
-from registry.service import promote_site
+from registry.store.promotion import promote_site
 
 
 def promote(engine: Engine, host: str, word: str) -> None:

@@ -1,4 +1,4 @@
-"""Promoting hand-made manifests of one shop (registry.service.promote_site), and counting
+"""Promoting hand-made manifests of one shop (registry.store.promotion.promote_site), and counting
 the writes a promotion sends."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
-from registry.models import ActionRow
+from registry.db.tables import ActionRow
+from registry.model.schemas import Action, FetchFailure, Flow, FlowStep, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import Action, FetchFailure, Flow, FlowStep, Manifest, RawDocument
 
 HOST = "shop.example"
 URL = f"https://{HOST}/.well-known/agent-actions.json"

@@ -11,16 +11,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.formats import normalise
+from registry.formats.pages import html_to_document
 from registry.index.rows import site_documents
-from registry.models import ActionRow, Document, FlowRow, Site
+from registry.model.schemas import RawDocument, SiteCrawl, stable_id
+from registry.model.urls import site_of
 from registry.normalising import normalise_site
-from registry.pages import html_to_document
 from registry.placement import origin_of
-from registry.schemas import RawDocument, SiteCrawl, stable_id
-from registry.service import promote_site
-from registry.store import mark_changed, utcnow
-from registry.urls import site_of
+from registry.store.promotion import promote_site
+from registry.store.rows import mark_changed, utcnow
 from tests.helpers.paths import FIXTURES
 
 

@@ -3,7 +3,7 @@
     python -m tests.hostile.count_engines crawl --json ...
 
 Every engine is counted twice over: each call of sqlalchemy's create_engine (wrapped before
-actiondex is imported, so registry.db binds the wrapper), and each distinct engine that opens
+actiondex is imported, so registry.db.engine binds the wrapper), and each distinct engine that opens
 a connection (a copied engine would show here). Prints {"created": n, "connected": m} as the
 last line of stderr.
 """

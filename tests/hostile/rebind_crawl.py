@@ -19,7 +19,7 @@ import crawler.run
 from crawler.guard import AddressPolicy
 from crawler.resolver import GuardedResolver, _address, _Resolution
 from registry.config import Settings
-from registry.db import make_engine, migrate
+from registry.db.engine import make_engine, migrate
 
 _public = crawler.guard.is_public_address
 

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
-from registry.models import ActionRow, Site
+from registry.db.tables import ActionRow, Site
 from tests.hostile.server import LoopbackWeb
 
 CRAWL_TIMEOUT = 240  # the hostile crawl takes ~60 s alone, twice that beside other work

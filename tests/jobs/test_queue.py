@@ -16,7 +16,7 @@ from actiondex.jobs.periodic import cron_every, retry_stalled_jobs
 from actiondex.jobs.schema import ensure_schema
 from actiondex.jobs.tasks import crawl_delay, enqueue, host_lock
 from registry.config import Settings
-from registry.db import migrate
+from registry.db.engine import migrate
 from tests.helpers.cli import one_line_error, run
 from tests.helpers.db import engine_for
 

@@ -9,7 +9,7 @@ from alembic import command
 from sqlalchemy import inspect, text
 
 from actiondex.jobs.schema import MARK, ensure_schema, migration_files, newest_migration
-from registry.db import alembic_config, migrate
+from registry.db.engine import alembic_config, migrate
 from tests.helpers.cli import run
 from tests.helpers.db import engine_for
 

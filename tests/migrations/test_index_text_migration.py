@@ -9,10 +9,10 @@ from pathlib import Path
 from alembic import command
 from sqlalchemy import inspect, text
 
-from registry.db import alembic_config, migrate, transaction
+from registry.db.engine import alembic_config, migrate, transaction
+from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
-from registry.schemas import RawDocument, SiteCrawl
-from registry.service import promote_site
+from registry.store.promotion import promote_site
 from tests.helpers.db import engine_for
 
 PLUGIN = (b'{"schema_version": "v1", "name_for_model": "meals", "name_for_human": "Meals",'

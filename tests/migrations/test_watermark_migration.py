@@ -9,7 +9,7 @@ from pathlib import Path
 from alembic import command
 from sqlalchemy import text
 
-from registry.db import alembic_config, migrate
+from registry.db.engine import alembic_config, migrate
 from tests.helpers.db import engine_for
 from tests.helpers.freshness import promote
 

@@ -1,4 +1,4 @@
-"""ARD names spelled one way (registry.ard.terms) and the ARD format's reading of them."""
+"""ARD names spelled one way (registry.model.ard_terms) and the ARD format's reading of them."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from registry.ard import terms
 from registry.formats import legacy_paths, normalise, sniff
-from registry.schemas import RawDocument
+from registry.model import ard_terms as terms
+from registry.model.schemas import RawDocument
 
 
 @pytest.mark.parametrize(("written", "expected"), [

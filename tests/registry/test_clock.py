@@ -1,4 +1,4 @@
-"""The store clock numbers changes in commit order (registry.clock), so a poller reading
+"""The store clock numbers changes in commit order (registry.db.clock), so a poller reading
 ``change_seq > watermark`` never skips one. Two real PostgreSQL transactions on a fresh
 database (committed rows: not the rolled-back ``session`` fixture); SQLite orders writers
 with its database-wide lock, and the index tests run the watermark on both."""
@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
-from registry.clock import last_change
-from registry.db import migrate, reading, transaction
+from registry.db.clock import last_change
+from registry.db.engine import migrate, reading, transaction
+from registry.db.tables import Site
 from registry.index.changes import read_changes
-from registry.models import Site
-from registry.store import get_or_create_site, mark_changed, utcnow
+from registry.store.rows import get_or_create_site, mark_changed, utcnow
 from tests.helpers.db import engine_for
 
 WAIT_S = 10

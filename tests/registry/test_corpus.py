@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from actiondex.validating import validate_file
-from registry.pages import page_items
+from registry.formats.pages import page_items
 from registry.validate import ValidationReport
 from tests.helpers.paths import CORPUS, INVENTORY
 
@@ -204,7 +204,7 @@ if __name__ == "__main__":
 
 
 def test_no_real_input_schema_is_unusable() -> None:
-    """registry.schema_bounds refuses hostile schemas (a $ref outside the schema, doubling
+    """registry.model.schema_bounds refuses hostile schemas (a $ref outside the schema, doubling
     references), not what real sites publish: no corpus file gets ``unusable-schema``."""
     unusable = [f"{entry['path']}: {d.message}" for entry, report, _ in corpus() if report
                 for d in report.diagnostics if d.code == "unusable-schema"]

@@ -1,4 +1,4 @@
-"""A crawl run's lifecycle in the store (registry.crawl_state), on both databases: who owns
+"""A crawl run's lifecycle in the store (registry.store.crawl_state), on both databases: who owns
 it, its heartbeat, and the sweep that ends runs their crawl abandoned."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from datetime import timedelta
 import pytest
 from sqlalchemy.orm import Session
 
-from registry.crawl_state import (
+from registry.db.tables import CrawlRun
+from registry.store.crawl_state import (
     finish_run,
     heartbeat,
     start_run,
     sweep_abandoned_runs,
     this_owner,
 )
-from registry.models import CrawlRun
-from registry.store import utcnow
-from registry.submissions import mark_crawling, pending_hosts, settle, submit
+from registry.store.rows import utcnow
+from registry.submissions.queue import mark_crawling, pending_hosts, settle, submit
 
 
 def _dead_pid() -> int:

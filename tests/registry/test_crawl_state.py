@@ -1,4 +1,4 @@
-"""registry.crawl_state: what the crawler reads and writes between runs, on both databases."""
+"""registry.store.crawl_state: what the crawler reads and writes between runs, on both databases."""
 
 from __future__ import annotations
 
@@ -6,10 +6,15 @@ import time
 
 from sqlalchemy.orm import Session
 
-from registry.crawl_state import changed_since, crawl_states, save_crawl_state, stored_validators
+from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
-from registry.schemas import RawDocument, SiteCrawl
-from registry.service import promote_site
+from registry.store.crawl_state import (
+    changed_since,
+    crawl_states,
+    save_crawl_state,
+    stored_validators,
+)
+from registry.store.promotion import promote_site
 
 HOST = "state.example"
 URL = f"https://{HOST}/.well-known/agent-actions.json"

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
-from registry.lookup import site_detail, site_manifest
+from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
-from registry.schemas import RawDocument, SiteCrawl
-from registry.service import promote_site
+from registry.store.lookup import site_detail, site_manifest
+from registry.store.promotion import promote_site
 from registry.validate import validate_document
 from tests.helpers.stores import add_site, store_fixture
 

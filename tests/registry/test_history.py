@@ -8,13 +8,13 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.crawl_state import start_run
-from registry.history import list_history
-from registry.models import Site, SiteHistory
+from registry.db.tables import Site, SiteHistory
+from registry.model.schemas import Action, FetchFailure, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.schemas import Action, FetchFailure, Manifest, RawDocument
-from registry.service import promote_site
-from registry.store import utcnow
+from registry.store.crawl_state import start_run
+from registry.store.history import list_history
+from registry.store.promotion import promote_site
+from registry.store.rows import utcnow
 from tests.helpers.promote import HOST, URL, WriteCounter, failure, manifest, names, update
 
 PAGE = f"https://{HOST}/help.html"
@@ -138,7 +138,7 @@ def test_ingest_is_its_reason_and_same_name_in_two_documents_compares_both(
                    endpoint=f"https://{HOST}/help?q={{q}}")
     page = manifest().model_copy(update={"actions": [other]})
     promote_site(session, two_documents(manifest("search"), page), reason="ingest")
-    # Fields in registry.history.FIELDS' order.
+    # Fields in registry.store.history.FIELDS' order.
     assert entries(session)[-1].changed == {"search": ["title", "effect", "method",
                                                        "endpoint"]}
 

@@ -1,11 +1,11 @@
-"""registry.urls.intake_url: the one check every URL a user gives passes first (POST
+"""registry.model.urls.intake_url: the one check every URL a user gives passes first (POST
 /submissions, `actiondex submit`, `crawl`, `validate`, POST /validate). Issue 25 item 10."""
 
 from __future__ import annotations
 
 import pytest
 
-from registry.urls import intake_url
+from registry.model.urls import intake_url
 
 
 @pytest.mark.parametrize("text,url", [

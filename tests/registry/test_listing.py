@@ -1,4 +1,4 @@
-"""registry.listing: the site list as a change feed. Pages follow a stable cursor; a site that
+"""registry.store.listing: the site list as a change feed. Pages follow a stable cursor; a site that
 changes while a mirror pages through is listed again once with its new version, and none is
 missed or listed twice for one change (SQLite and PostgreSQL)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
-from registry.listing import BadCursor, cursor_after, list_sites
+from registry.store.listing import BadCursor, cursor_after, list_sites
 from tests.helpers.stores import add_site, promote_manifest
 
 T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site

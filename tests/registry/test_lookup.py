@@ -1,4 +1,4 @@
-"""registry.lookup: an action, a flow and a site by id or host, and the store's figures, on
+"""registry.store.lookup: an action, a flow and a site by id or host, and the store's figures, on
 stores promoted from fixtures (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.crawl_state import finish_run, start_run
-from registry.db import migrate, reading, transaction
+from registry.db.engine import migrate, reading, transaction
+from registry.db.tables import ActionRow, FlowRow
 from registry.index import ActionIndex
-from registry.lookup import action_detail, flow_detail, site_detail, stats
-from registry.models import ActionRow, FlowRow
 from registry.search import FindQuery, page_json, search
+from registry.store.crawl_state import finish_run, start_run
+from registry.store.lookup import action_detail, flow_detail, site_detail, stats
 from tests.helpers.db import engine_for
 from tests.helpers.stores import add_site, promote_manifest, shop_and_news, store_fixture
 
@@ -121,7 +121,7 @@ def test_stats_count_the_store(session: Session) -> None:
 
 
 def test_a_reader_sees_one_snapshot(empty_db_url: str, tmp_path: Path) -> None:
-    """registry.db.reading: every statement of a lookup sees the same promotions, whatever
+    """registry.db.engine.reading: every statement of a lookup sees the same promotions, whatever
     commits meanwhile (REPEATABLE READ on PostgreSQL, a WAL snapshot on SQLite)."""
     engine = engine_for(empty_db_url, tmp_path)
     migrate(engine)

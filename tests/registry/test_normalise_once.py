@@ -3,8 +3,8 @@ is the store's manifest unless the document can now read another of the crawl's 
 
 from __future__ import annotations
 
+from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_alone, normalise_site
-from registry.schemas import RawDocument, SiteCrawl
 from registry.validate import validate_site
 from tests.helpers.paths import FIXTURES
 

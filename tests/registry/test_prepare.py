@@ -1,5 +1,5 @@
-"""registry.prepare: the exact request for an action and an input, never sent. Actions come
-from fixture sites promoted through the store (registry.lookup.action_detail), so what is
+"""registry.calls.prepare: the exact request for an action and an input, never sent. Actions come
+from fixture sites promoted through the store (registry.store.lookup.action_detail), so what is
 planned is what an agent gets from GET /actions/{id}/prepare."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.input_check import MAX_INPUT_BYTES
-from registry.lookup import action_detail
-from registry.models import ActionRow
-from registry.prepare import PrepareError, prepare_call
-from registry.uritemplate import expand
+from registry.calls.input_check import MAX_INPUT_BYTES
+from registry.calls.prepare import PrepareError, prepare_call
+from registry.calls.uritemplate import expand
+from registry.db.tables import ActionRow
+from registry.store.lookup import action_detail
 from tests.helpers.stores import store_fixture
 
 

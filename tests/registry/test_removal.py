@@ -1,4 +1,4 @@
-"""An operator's removal of a site (registry.removal.remove_site) on SQLite and PostgreSQL:
+"""An operator's removal of a site (registry.store.removal.remove_site) on SQLite and PostgreSQL:
 its actions go, its row and history stay, a second removal changes nothing, a crawl brings
 it back."""
 
@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.models import Document, FlowRow, Site, SiteHistory
-from registry.removal import remove_site
-from registry.service import NotFound, promote_site
-from registry.store import utcnow
+from registry.db.tables import Document, FlowRow, Site, SiteHistory
+from registry.store.promotion import NotFound, promote_site
+from registry.store.removal import remove_site
+from registry.store.rows import utcnow
 from tests.helpers.promote import HOST, WriteCounter, manifest, names, update
 
 

@@ -14,13 +14,13 @@ from sqlalchemy.orm import Session
 
 from api.app import create_app
 from registry.config import Settings
+from registry.db.tables import ActionRow
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION
-from registry.models import ActionRow
+from registry.model.results import FindResult, result_payload
+from registry.model.schemas import Action, Flow, FlowStep, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.results import FindResult, result_payload
-from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument
-from registry.service import promote_site
+from registry.store.promotion import promote_site
 from tests.helpers.stores import documents
 
 HOST = "paper.example"

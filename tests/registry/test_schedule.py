@@ -1,4 +1,4 @@
-"""registry.schedule: interval arithmetic, back-off, jitter and which sites are due, on both
+"""registry.store.schedule: interval arithmetic, back-off, jitter and which sites are due, on both
 databases."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.models import Site
-from registry.schedule import (
+from registry.db.tables import Site
+from registry.store.rows import get_or_create_site
+from registry.store.schedule import (
     JITTER,
     Bounds,
     after_crawl,
@@ -20,7 +21,6 @@ from registry.schedule import (
     jitter,
     next_interval,
 )
-from registry.store import get_or_create_site
 
 NOW = datetime(2026, 12, 1, 12, 0, 0)
 B = Bounds(min=3600, initial=86400, max=7 * 86400, backoff_max=2 * 86400)

@@ -1,6 +1,6 @@
 """A site's input schema is data (issue 25): planning a call never fetches what a ``$ref``
 names (http, https, file://, relative to an ``$id``, ``$dynamicRef``), the action is refused
-as not callable instead; the work of one check is bounded (registry.schema_bounds), and the
+as not callable instead; the work of one check is bounded (registry.model.schema_bounds), and the
 normaliser flags a schema prepare cannot use."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from registry.check_budget import unique_items
+from registry.calls.check_budget import unique_items
+from registry.calls.input_check import input_problems
+from registry.calls.prepare import PrepareError, prepare_call
 from registry.formats import normalise
-from registry.input_check import input_problems
-from registry.prepare import PrepareError, prepare_call
-from registry.schema_bounds import MAX_EXPANDED, MAX_REF_DEPTH, schema_problem
-from registry.schemas import RawDocument
+from registry.model.schema_bounds import MAX_EXPANDED, MAX_REF_DEPTH, schema_problem
+from registry.model.schemas import RawDocument
 from tests.helpers.hostile_refs import (
     FILE_SECRET,
     SECRET,

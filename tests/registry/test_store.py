@@ -9,17 +9,17 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.models import ActionRow, Document, FlowRow, Site
-from registry.normalising import NormalisedDocument, SiteUpdate, content_hash, normalise_site
-from registry.schemas import (
+from registry.db.tables import ActionRow, Document, FlowRow, Site
+from registry.model.schemas import (
     Diagnostic,
     FetchFailure,
     Manifest,
     RawDocument,
     SiteCrawl,
 )
-from registry.service import promote_site
-from registry.store import utcnow
+from registry.normalising import NormalisedDocument, SiteUpdate, content_hash, normalise_site
+from registry.store.promotion import promote_site
+from registry.store.rows import utcnow
 from tests.helpers.paths import FIXTURES
 from tests.helpers.promote import HOST, URL, WriteCounter, failure, manifest, names, update
 
@@ -116,7 +116,7 @@ def test_promotion_is_all_or_nothing(session: Session, monkeypatch: pytest.Monke
     def explode(*_args: object) -> list[FlowRow]:
         raise RuntimeError("crash after the old actions were deleted")
 
-    monkeypatch.setattr("registry.service.flow_rows", explode)
+    monkeypatch.setattr("registry.store.promotion.flow_rows", explode)
     savepoint = session.begin_nested()  # stands for the edge's transaction
     with pytest.raises(RuntimeError):
         promote_site(session, update(manifest("other")))

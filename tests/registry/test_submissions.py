@@ -11,9 +11,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from registry.config import Settings
-from registry.models import Submission
-from registry.store import utcnow
-from registry.submissions import (
+from registry.db.tables import Submission
+from registry.store.rows import utcnow
+from registry.submissions.limits import Limited, Limits, client_hash, registrable_domain
+from registry.submissions.queue import (
     MAX_ATTEMPTS,
     mark_crawling,
     pending_hosts,
@@ -22,7 +23,6 @@ from registry.submissions import (
     settle,
     submit,
 )
-from registry.submit_limits import Limited, Limits, client_hash, registrable_domain
 from tests.helpers.stores import add_site
 
 

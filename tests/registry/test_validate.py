@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from registry.schemas import FetchFailure, RawDocument, SiteCrawl
+from registry.model.schemas import FetchFailure, RawDocument, SiteCrawl
 from registry.validate import validate_document, validate_site
 from tests.helpers.validate import FILES, REPORT_KEYS, codes
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 from fastapi.testclient import TestClient
 
-from registry.schemas import stable_id
+from registry.model.schemas import stable_id
 
 CAKE = stable_id("bakery.example", "agent-actions", "order_cake")
 PURCHASE = stable_id("shop.example", "agent-actions", "flow:purchase")

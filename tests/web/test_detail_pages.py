@@ -1,5 +1,5 @@
-"""The action, flow and site pages over registry.lookup, and the prepare-call preview over
-registry.prepare: what they show, what they refuse, and that a site's text stays text."""
+"""The action, flow and site pages over registry.store.lookup, and the prepare-call preview over
+registry.calls.prepare: what they show, what they refuse, and that a site's text stays text."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from registry.config import Settings
-from registry.db import make_engine
-from registry.schemas import stable_id
+from registry.db.engine import make_engine
+from registry.model.schemas import stable_id
 from tests.web.conftest import SCRIPT
 
 CART = stable_id("shop.example", "agent-actions", "add_to_cart")

@@ -10,8 +10,8 @@ import pytest
 
 from registry.formats import normalise
 from registry.formats._common import described
-from registry.sanitize import DESCRIPTION_MAX, INDEX_TEXT_MAX
-from registry.schemas import Diagnostic, Manifest, RawDocument
+from registry.model.sanitize import DESCRIPTION_MAX, INDEX_TEXT_MAX
+from registry.model.schemas import Diagnostic, Manifest, RawDocument
 
 LONG = "Plans meals for the week from what is in the fridge. " * 8  # ~430 characters
 WORD = "zanzibarite"  # said only past the display cap

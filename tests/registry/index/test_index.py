@@ -17,19 +17,19 @@ from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 import registry.index.handle as index_module
+from registry.db.tables import ActionRow, Site
 from registry.index import ActionIndex, IndexBusy
 from registry.index.files import read_state, write_state
 from registry.index.parts import INDEX_VERSION
 from registry.index.text import type_words
-from registry.models import ActionRow, Site
+from registry.model.results import FindResult
+from registry.model.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
-from registry.parts_refresh import refresh_index_parts, stale_index_parts
-from registry.results import FindResult
-from registry.schemas import Action, Flow, FlowStep, Manifest, RawDocument, stable_id
 from registry.search import FindQuery, find, search
 from registry.search.contract import SPACE
-from registry.service import promote_site
-from registry.store import mark_changed, utcnow
+from registry.store.parts_refresh import refresh_index_parts, stale_index_parts
+from registry.store.promotion import promote_site
+from registry.store.rows import mark_changed, utcnow
 from tests.helpers.stores import add_site, documents, shop_and_news
 
 

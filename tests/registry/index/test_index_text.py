@@ -11,16 +11,16 @@ from pathlib import Path
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from registry.db.tables import ActionRow, Site
 from registry.index import ActionIndex
 from registry.index.parts import INDEX_VERSION, SITE_VECTOR_MAX, site_words
 from registry.index.text import analyze
-from registry.models import ActionRow, Site
+from registry.model.sanitize import DESCRIPTION_MAX
+from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
-from registry.parts_refresh import refresh_index_parts
-from registry.sanitize import DESCRIPTION_MAX
-from registry.schemas import RawDocument, SiteCrawl
 from registry.search import FindQuery, find
-from registry.service import promote_site
+from registry.store.parts_refresh import refresh_index_parts
+from registry.store.promotion import promote_site
 from tests.helpers.stores import documents
 
 HOST = "meals.example"

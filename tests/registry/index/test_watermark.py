@@ -11,12 +11,12 @@ from sqlalchemy import delete, event
 from sqlalchemy.orm import Session
 
 import registry.index.handle as index_module
+from registry.db.tables import ActionRow, Site
 from registry.index import ActionIndex
 from registry.index.files import read_state, write_state
-from registry.models import ActionRow, Site
-from registry.schemas import stable_id
+from registry.model.schemas import stable_id
 from registry.search import FindQuery, find
-from registry.store import mark_changed, utcnow
+from registry.store.rows import mark_changed, utcnow
 from tests.helpers.stores import add_site
 
 SITES = 40

@@ -108,7 +108,7 @@ def test_the_index_keeps_each_actions_vector(index: ActionIndex) -> None:
         search_module.term_parts({"recip": 1.0}), FindQuery(q="x")), 1).hits
     vector = searcher.doc(address).get_first("vec")
     # Worked out at build time here (the rows were stored without index parts), with the
-    # site's name and description, as registry.store does when it stores an action.
+    # site's name and description, as registry.store.rows does when it stores an action.
     # The text: name, title, effect word, description, then the site's name and description.
     assert vector == vectors.stored(
         "recipes Recipe search read Find baking recipes: bread, cakes, pastry and dough ideas "

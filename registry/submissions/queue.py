@@ -21,10 +21,10 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from registry.models import ActionRow, Site, Submission
+from registry.db.tables import ActionRow, Site, Submission
+from registry.model.urls import site_of
 from registry.placement import origin_of
-from registry.submit_limits import Limits, check_limits, registrable_domain
-from registry.urls import site_of
+from registry.submissions.limits import Limits, check_limits, registrable_domain
 
 OPEN = ("queued", "crawling")
 MAX_ATTEMPTS = 3  # crawls that may end without reaching the host before it is failed
@@ -38,7 +38,7 @@ def submit(session: Session, url: str, now: datetime, *, client: str | None = No
     """(the open submission of ``url``'s host, whether it was created now). ``url`` is a
     target the address guard accepted; only its site's homepage is stored (``scheme://host
     [:port]/``: a crawl starts there, and a path or query may carry someone's secret);
-    ``limits`` None (the operator's CLI): no limit. Raises registry.submit_limits.Limited."""
+    ``limits`` None (the operator's CLI): no limit. Raises registry.submissions.limits.Limited."""
     url = origin_of(url) + "/"
     host = site_of(url)
     existing = open_submission(session, host)

@@ -16,7 +16,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from registry.config import Settings
-from registry.models import Submission
+from registry.db.tables import Submission
 
 QUEUE_FULL_RETRY = 60  # seconds: the queue drains as crawls run
 # One advisory lock key for every new submission on PostgreSQL, so two replicas checking the

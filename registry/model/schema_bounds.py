@@ -1,4 +1,4 @@
-"""Bounds on a site's input schema, for registry.input_check and the normaliser's rules.
+"""Bounds on a site's input schema, for registry.calls.input_check and the normaliser's rules.
 
 A site's schema is data: checking an input against it must never reach anything but the
 schema, and must cost bounded time whatever the site wrote.
@@ -10,7 +10,7 @@ schema, and must cost bounded time whatever the site wrote.
 - Bounded size: MAX_SCHEMA_BYTES of JSON, references nested at most MAX_REF_DEPTH deep, and at
   most MAX_EXPANDED schema nodes with every reference expanded, so a chain of doubling
   ``allOf``/``$ref`` (2^n nodes in n lines) is refused before it is evaluated.
-- Bounded work per check: registry.check_budget.
+- Bounded work per check: registry.calls.check_budget.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import unicodedata
 from typing import Any
 
 DESCRIPTION_MAX = 320  # what a result shows of a description
-# What the index reads of one field of publisher text (registry.schemas Action.about): the
+# What the index reads of one field of publisher text (registry.model.schemas Action.about): the
 # words that say what a plugin is for are often past the display cap (an ai-plugin's
 # description_for_model runs to 8,000 characters; its median is 220, its 90th percentile
 # 1,700), but the last few thousand are mostly instructions to the model, not its purpose.

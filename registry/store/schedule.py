@@ -24,7 +24,7 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from registry.config import Settings
-from registry.models import Site
+from registry.db.tables import Site
 
 Outcome = Literal["changed", "unchanged", "failed"]
 OUTCOMES: tuple[Outcome, ...] = ("changed", "unchanged", "failed")

@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from registry.models import CrawlRun, Document, Site
-from registry.service import NotFound
-from registry.store import utcnow
-from registry.submissions import requeue
+from registry.db.tables import CrawlRun, Document, Site
+from registry.store.promotion import NotFound
+from registry.store.rows import utcnow
+from registry.submissions.queue import requeue
 
 Validators = dict[str, tuple[str | None, str | None]]  # url -> (etag, last_modified)
 
@@ -96,7 +96,7 @@ def sweep_abandoned_runs(session: Session, now: datetime, stale_after: timedelta
                          ) -> list[int]:
     """Mark ``aborted`` every running run whose heartbeat is older than ``stale_after``
     (seconds or a timedelta), or whose owner ran on this host and is gone; returns their ids.
-    The submissions such a run had taken go back to the queue (registry.submissions.requeue):
+    The submissions such a run had taken go back to the queue (registry.submissions.queue.requeue):
     its crawl may have been spooled and never settled them, and a submission left `crawling`
     would keep its host from being submitted or crawled again."""
     stale = stale_after if isinstance(stale_after, timedelta) else timedelta(seconds=stale_after)

@@ -1,8 +1,8 @@
 """An operator's removal of a site (`actiondex sites remove HOST`): its documents, actions and
 flows are withdrawn, the site's row stays with ``removed_at`` set, so its history keeps the
 record (an entry "removed") and the index drops it at its next sync. Schedules skip a removed
-site; an explicit crawl or ingest of it brings it back (registry.service.promote_site clears
-``removed_at``). Takes a Session and at most flushes, as registry.service does.
+site; an explicit crawl or ingest of it brings it back (registry.store.promotion.promote_site clears
+``removed_at``). Takes a Session and at most flushes, as registry.store.promotion does.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from registry.history import Changes
-from registry.listing import find_site
-from registry.models import Document
-from registry.service import NotFound, count_site
-from registry.store import mark_changed, utcnow
+from registry.db.tables import Document
+from registry.store.history import Changes
+from registry.store.listing import find_site
+from registry.store.promotion import NotFound, count_site
+from registry.store.rows import mark_changed, utcnow
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The work of one input check, bounded (for registry.input_check): ``budget()`` gives a
+"""The work of one input check, bounded (for registry.calls.input_check): ``budget()`` gives a
 validation MAX_STEPS keyword evaluations and TIME_BUDGET seconds (wall clock, so a busy
 server refuses sooner rather than queueing more), past either ``TooComplex``; and
 ``unique_items`` replaces jsonschema's ``uniqueItems``, which compares every pair of a list

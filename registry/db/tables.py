@@ -49,7 +49,7 @@ class Site(Base):
     about: Mapped[str | None] = mapped_column(Text)  # index-only (Manifest.site_about); 0012
     # Bumped on every promotion that changed the action set; the index follows it.
     version: Mapped[int] = mapped_column(default=0)
-    # The store clock's number at the site's last change (registry.clock): numbers are given
+    # The store clock's number at the site's last change (registry.db.clock): numbers are given
     # in commit order, so an index that has read every site up to N reads only those above it.
     change_seq: Mapped[int | None] = mapped_column(BigInteger, index=True)
     created_at: Mapped[datetime]
@@ -62,7 +62,7 @@ class Site(Base):
     # Set by `actiondex sites remove`: its documents, actions and flows are gone, the row and
     # its history stay; schedules skip it; an explicit crawl or ingest clears it (migration 0008).
     removed_at: Mapped[datetime | None]
-    # The recrawl schedule (registry/schedule.py): when the site is due next, the interval
+    # The recrawl schedule (registry/store/schedule.py): when the site is due next, the interval
     # that led there (seconds), failed crawls in a row, when it was last crawled. Migration 0009.
     next_crawl_at: Mapped[datetime | None] = mapped_column(index=True)
     crawl_interval: Mapped[int | None]
@@ -73,7 +73,7 @@ class Site(Base):
 
 
 class StoreClock(Base):
-    """One row: the last change number given (registry.clock)."""
+    """One row: the last change number given (registry.db.clock)."""
 
     __tablename__ = "store_clock"
 
@@ -132,7 +132,7 @@ class ActionRow(Base):
     # The action's own part of its index document (registry.index.parts), worked out when it
     # is stored so an index build only streams it; derived, like the index. Rows whose
     # index_version is not the code's (or NULL) are worked out again at build time. Code that
-    # changes a stored row must call registry.store.with_index_parts again.
+    # changes a stored row must call registry.store.rows.with_index_parts again.
     index_fields: Mapped[str | None] = mapped_column(Text)
     index_text: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[str | None] = mapped_column(Text)
@@ -160,7 +160,7 @@ class CrawlRun(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(20))  # crawl | ingest
-    # running | finished | failed | aborted (registry.crawl_state.sweep_abandoned_runs)
+    # running | finished | failed | aborted (registry.store.crawl_state.sweep_abandoned_runs)
     status: Mapped[str] = mapped_column(String(20), index=True)
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
@@ -172,7 +172,7 @@ class CrawlRun(Base):
 
 class SiteHistory(Base):
     """One change of a site's action set: the diff against the set before it
-    (registry/history.py). Migration 0008."""
+    (registry/store/history.py). Migration 0008."""
 
     __tablename__ = "site_history"
     __table_args__ = (Index("ix_site_history_site_id_id", "site_id", "id"),)
@@ -222,7 +222,7 @@ class Submission(Base):
     finished_at: Mapped[datetime | None]
 
 
-# GET /sites' order (registry.listing): when the action set last changed, else when the site
+# GET /sites' order (registry.store.listing): when the action set last changed, else when the site
 # was first stored; the host breaks ties. Migration 0005.
 SITE_CHANGE_ORDER = func.coalesce(Site.changed_at, Site.created_at)
 # PostgreSQL only: SQLite cannot reflect an expression index, so no drift check could see it.

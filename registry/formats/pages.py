@@ -4,7 +4,7 @@ crawler, `actiondex ingest`, `actiondex validate` and POST /validate.
 The document's body is a JSON list the schemaorg format reads: the JSON-LD items, then the
 microdata items (extruct's "uniform" JSON-LD shape), then the RDFa items (compacted to plain
 Schema.org terms in one ``@graph``), then one WebPage item whose ``potentialAction``s are the
-page's WebMCP declarative forms (``registry.webmcp``). Every ``<script
+page's WebMCP declarative forms (``registry.formats.webmcp``). Every ``<script
 type="application/ld+json">`` block is read on its own, so one broken block (JS comments,
 control characters, truncated JSON, nesting deep enough to hit the recursion limit) costs only
 itself. Callers refuse pages over MAX_HTML_BYTES before calling.
@@ -26,8 +26,8 @@ from lxml import etree
 from w3lib.encoding import html_body_declared_encoding, read_bom
 
 from registry.formats import MAX_DEPTH
-from registry.schemas import RawDocument
-from registry.webmcp import webmcp_items
+from registry.formats.webmcp import webmcp_items
+from registry.model.schemas import RawDocument
 
 MAX_HTML_BYTES = 10 * 1024 * 1024
 MAX_BLOCKS = 200  # JSON-LD blocks read per page; real pages have a handful

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from registry.crawl_state import RUN_STATUSES
-from registry.listing import iso
-from registry.models import CrawlRun
+from registry.db.tables import CrawlRun
+from registry.store.crawl_state import RUN_STATUSES
+from registry.store.listing import iso
 
 MAX_RUNS = 500  # runs per page at most
 # The figures a run records when it ends (crawler.run.CrawlSummary.totals), in this order.

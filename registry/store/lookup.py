@@ -1,13 +1,13 @@
 """Reading the store by id or host: an action, a flow, a site, the whole store's figures.
 
-Each function takes a Session (the caller owns the transaction, as for registry.service) and
+Each function takes a Session (the caller owns the transaction, as for registry.store.promotion) and
 answers plain JSON-ready dicts, or None for an unknown id or host. An action is what GET /find
-returns for it (its stored ``payload``: registry.results.FindResult minus the score) plus what
+returns for it (its stored ``payload``: registry.model.results.FindResult minus the score) plus what
 only a lookup needs: where it was read (``document``), its site's name, whether it stays on the
 site (``same_origin``) and whether its person must approve a call (``needs_approval``).
 
-The listing (``list_sites``) is registry.listing; the manifest export (``site_manifest``) is
-registry.export.
+The listing (``list_sites``) is registry.store.listing; the manifest export (``site_manifest``) is
+registry.store.export.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from registry.effects import needs_approval
-from registry.export import site_manifest
+from registry.db.tables import ActionRow, CrawlRun, Document, FlowRow, Site
 from registry.index.parts import INDEX_VERSION, action_payload, json_texts, known_effect
-from registry.listing import find_site, iso, last_run, list_sites, run_summary
-from registry.models import ActionRow, CrawlRun, Document, FlowRow, Site
+from registry.model.effects import needs_approval
+from registry.store.export import site_manifest
+from registry.store.listing import find_site, iso, last_run, list_sites, run_summary
 
 __all__ = ["action_detail", "find_site", "flow_detail", "list_sites", "site_detail",
            "site_manifest", "stats"]

@@ -25,9 +25,9 @@ from typing import Any
 from sqlalchemy import exists, func, literal, select, tuple_
 from sqlalchemy.orm import Session, defer
 
-from registry.models import SITE_CHANGE_ORDER, ActionRow, CrawlRun, Document, FlowRow, Site
+from registry.db.tables import SITE_CHANGE_ORDER, ActionRow, CrawlRun, Document, FlowRow, Site
+from registry.model.urls import site_of
 from registry.placement import origin_of
-from registry.urls import site_of
 
 MAX_LIMIT = 500
 MAX_CURSOR = 600  # characters of a token: a host (<= 255) and a time, base64url

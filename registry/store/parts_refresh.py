@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
+from registry.db.tables import ActionRow, Document, Site
 from registry.index.parts import INDEX_VERSION, site_words
-from registry.models import ActionRow, Document, Site
-from registry.store import with_index_parts
+from registry.store.rows import with_index_parts
 
 
 def _stale_parts() -> Any:

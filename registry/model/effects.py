@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from registry.identifiers import split_identifier
-from registry.schemas import Effect
-from registry.urls import HTTP_METHODS
+from registry.model.identifiers import split_identifier
+from registry.model.schemas import Effect
+from registry.model.urls import HTTP_METHODS
 
 _VERBS: dict[str, Effect] = {
     **dict.fromkeys(("search", "find", "read", "view", "watch", "listen", "check"), "read"),

@@ -10,10 +10,10 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from registry.clock import next_change
+from registry.db.clock import next_change
+from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.index.parts import INDEX_VERSION, action_parts, json_texts, site_words
-from registry.models import ActionRow, Document, FlowRow, Site
-from registry.schemas import Manifest, stable_id
+from registry.model.schemas import Manifest, stable_id
 
 
 def utcnow() -> datetime:
@@ -44,7 +44,7 @@ def lock_site(session: Session, site: Site) -> None:
 
 def mark_changed(session: Session, site: Site, now: datetime) -> None:
     """Record that the site's action set changed: its version, when, and the store clock's
-    next number (registry.clock), which the index follows. Every code path that changes a
+    next number (registry.db.clock), which the index follows. Every code path that changes a
     site's actions, documents or flows calls this once, as its LAST statement: the number's
     lock serialises changes until the commit."""
     site.version += 1
@@ -66,7 +66,7 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
         ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#{action.name}")
         row = ActionRow(id=ident, site_id=site.id, document_id=doc.id, **action.model_dump())
         about = manifest.site_about if manifest.site_description or manifest.site_about \
-            else site.about  # as registry.service._refresh_site_text will keep it
+            else site.about  # as registry.store.promotion._refresh_site_text will keep it
         with_index_parts(row, site.host, doc, site_words(
             manifest.site_name or site.name, manifest.site_description or site.description,
             about))

@@ -24,9 +24,9 @@ from typing import Any
 from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
-from registry.listing import find_site, iso
-from registry.models import ActionRow, FlowRow, Site, SiteHistory
-from registry.store import lock_site
+from registry.db.tables import ActionRow, FlowRow, Site, SiteHistory
+from registry.store.listing import find_site, iso
+from registry.store.rows import lock_site
 
 REASONS = ("crawl", "ingest", "tombstone", "robots", "removed")
 FIELDS = ("title", "description", "type", "effect", "method", "endpoint", "input_schema",

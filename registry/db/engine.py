@@ -1,5 +1,5 @@
 """Engines, transactions and migrations. The edge (CLI, pipeline, API dependency) owns the
-transaction; registry.service functions only flush."""
+transaction; registry.store.promotion functions only flush."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def first_line(exc: BaseException) -> str:
 # The execution option that marks an engine's transactions as read-only (see ``reading``).
 READ_ONLY = "actiondex_read_only"
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
 def make_engine(settings: Settings) -> Engine:

@@ -1,7 +1,7 @@
 """The one action model every format normalises into, and the types that cross stage arrows.
 
     crawler --RawDocument--> formats.normalise --Manifest--> service.promote_site --> rows
-    rows --> index --> search --FindResult (registry.results)--> api / cli
+    rows --> index --> search --FindResult (registry.model.results)--> api / cli
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Diagnostic(StrictModel):
 class RawDocument(StrictModel):
     """A fetched (or ingested) document, before normalisation.
 
-    ``body`` is the bytes as served, except for HTML pages: ``registry.pages`` turns a page
+    ``body`` is the bytes as served, except for HTML pages: ``registry.formats.pages`` turns a page
     into its JSON-LD items serialised as JSON, with ``content_type`` ``application/ld+json``.
     """
 

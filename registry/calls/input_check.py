@@ -1,13 +1,12 @@
-"""An agent's input checked against an action's input schema (JSON Schema, Draft 2020-12):
-every problem, each with the JSON path of the value at fault. For registry.prepare.
+"""An agent's input checked against an action's input schema (JSON Schema, Draft 2020-12): every
+problem, each with the JSON path of the value at fault. For registry.calls.prepare.
 
-The schema comes from a site, so it is untrusted: its regular expressions run in RE2, in
-linear time (registry.safe_patterns); nothing it references is ever fetched, and its size and
-references (registry.schema_bounds) and the work of one check (registry.check_budget) are
-bounded. A schema that is not valid JSON Schema, names a ``$ref`` it does not hold or is too
-large is reported as the action's fault (SchemaProblem); an input that would take too long
-to check, as TooComplex.
-"""
+The schema comes from a site, so it is untrusted: its regular expressions run in RE2, in linear
+time (registry.calls.safe_patterns); nothing it references is ever fetched, and its size and
+references (registry.model.schema_bounds) and the work of one check
+(registry.calls.check_budget) are bounded. A schema that is not valid JSON Schema, names a
+``$ref`` it does not hold or is too large is reported as the action's fault (SchemaProblem); an
+input that would take too long to check, as TooComplex."""
 
 from __future__ import annotations
 
@@ -21,9 +20,9 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 from referencing.exceptions import Unresolvable
 
-from registry.check_budget import TooComplex, budget, budgeted, unique_items
-from registry.safe_patterns import KEYWORDS, rewritten
-from registry.schema_bounds import NO_RETRIEVAL, reference_problem, size_problem
+from registry.calls.check_budget import TooComplex, budget, budgeted, unique_items
+from registry.calls.safe_patterns import KEYWORDS, rewritten
+from registry.model.schema_bounds import NO_RETRIEVAL, reference_problem, size_problem
 
 __all__ = ["MAX_DEPTH", "MAX_INPUT_BYTES", "SchemaProblem", "TooComplex", "input_problems",
            "json_path", "size_problems"]

@@ -1,6 +1,6 @@
 """Promoting a site's crawl to the store: ``promote_site`` applies the SiteUpdate that
 ``registry.normalising.normalise_site`` made. Functions take a Session and at most flush();
-callers own the transaction (``with registry.db.transaction(engine) as session:``).
+callers own the transaction (``with registry.db.engine.transaction(engine) as session:``).
 
 Nothing-lost rules (docs/RELIABILITY.md section 1) live here:
 - a document is replaced only by a newer document that fetched AND parsed;
@@ -19,12 +19,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, func, inspect, select
 from sqlalchemy.orm import Session
 
+from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.formats import NORMALISER_VERSION
-from registry.history import Changes
-from registry.models import ActionRow, Document, FlowRow, Site
+from registry.model.schemas import FetchFailure
 from registry.normalising import NormalisedDocument, SiteUpdate
-from registry.schemas import FetchFailure
-from registry.store import (
+from registry.store.history import Changes
+from registry.store.rows import (
     action_rows,
     flow_rows,
     get_or_create_site,
@@ -58,7 +58,7 @@ def promote_site(
 ) -> PromoteResult:
     """Apply one site's crawl to the store; the caller's transaction makes it atomic.
     ``reason`` (crawl or ingest) and ``run_id`` go into the site's history entry, if the
-    action set changed (registry/history.py)."""
+    action set changed (registry/store/history.py)."""
     now = now or utcnow()
     site = get_or_create_site(session, update.host, update.origin, now)
     known = {d.url: d for d in session.scalars(select(Document).where(Document.site_id == site.id))}
@@ -98,7 +98,7 @@ def promote_site(
         site.last_error = site.last_error_at = None  # an error of an earlier crawl, now gone
     session.flush()
     result.actions, result.flows = count_site(session, site.id)
-    if result.changed:  # last: from its number to the commit, changes wait (registry.clock)
+    if result.changed:  # last: from its number to the commit, changes wait (registry.db.clock)
         _refresh_site_text(site, update)
         mark_changed(session, site, now)
         changes.write(now, run_id)  # at the version mark_changed gave

@@ -1,6 +1,6 @@
 """What a search returns: ``FindResult`` (one action or flow found), whose JSON is written once
 when the action is stored (``result_payload``) and spliced into responses as it is, and
-``FindResponse`` (one page of them). The action model itself is registry.schemas.
+``FindResponse`` (one page of them). The action model itself is registry.model.schemas.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from registry.schemas import Auth, Effect, FlowStep, StrictModel
+from registry.model.schemas import Auth, Effect, FlowStep, StrictModel
 
 
 class SourceRef(StrictModel):

@@ -1,4 +1,4 @@
-"""RFC 6570 URI Template expansion (all four levels), for registry.prepare.
+"""RFC 6570 URI Template expansion (all four levels), for registry.calls.prepare.
 
 ``expand("https://shop.example/search{?q,page}", {"q": "paper"})`` ->
 ``https://shop.example/search?q=paper``. A variable with no value (absent or None) is left

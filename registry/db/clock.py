@@ -11,12 +11,12 @@ seq``. The row lock it takes is held until that transaction ends: a second chang
 its own UPDATE until the first has committed (or rolled back), and on PostgreSQL (READ
 COMMITTED) then re-reads the row and gets the next number. So numbers are given in commit
 order: once a number is visible, every smaller one is committed and visible too. On SQLite
-the database-wide write lock (BEGIN IMMEDIATE, registry.db) orders them already.
+the database-wide write lock (BEGIN IMMEDIATE, registry.db.engine) orders them already.
 
 Chosen over PostgreSQL's ``pg_snapshot_xmin`` with a margin because it works the same on
 SQLite, needs no margin (no re-reading of recent changes, no clock assumptions) and is one
 small statement. Its price: changes serialise from numbering to commit. Callers therefore
-number as the LAST statement of a change (``registry.store.mark_changed`` is called at the
+number as the LAST statement of a change (``registry.store.rows.mark_changed`` is called at the
 end of a promotion), so the lock covers one UPDATE of the site row and the commit.
 A transaction under REPEATABLE READ would get a serialisation error here instead of waiting:
 promotions run under READ COMMITTED, the default.
@@ -27,7 +27,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from registry.models import StoreClock
+from registry.db.tables import StoreClock
 
 CLOCK_ID = 1  # the one row, inserted by migration 0011
 

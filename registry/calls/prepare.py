@@ -1,8 +1,8 @@
-"""Plan a call, never make it: an action (registry.lookup.action_detail) and an agent's input
+"""Plan a call, never make it: an action (registry.store.lookup.action_detail) and an agent's input
 -> the exact HTTP request to send, ``{method, url, headers, body, needs_approval, cost, scope,
 auth}``. Nothing is sent anywhere.
 
-The input is checked against the action's input schema first (registry.input_check: every
+The input is checked against the action's input schema first (registry.calls.input_check: every
 problem, each with its JSON path). Then each field goes where the action says:
 - a field marked ``x-in`` (OpenAPI parameters: path, query, header, cookie, formData) goes
   there; the one marked ``x-in: body`` is the whole request body;
@@ -23,10 +23,10 @@ import math
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from registry.effects import needs_approval
-from registry.input_check import SchemaProblem, TooComplex, input_problems, size_problems
-from registry.uritemplate import TemplateError, expand, simple_variables, variables
-from registry.urls import absolute
+from registry.calls.input_check import SchemaProblem, TooComplex, input_problems, size_problems
+from registry.calls.uritemplate import TemplateError, expand, simple_variables, variables
+from registry.model.effects import needs_approval
+from registry.model.urls import absolute
 
 QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 FORM = "application/x-www-form-urlencoded"
@@ -38,7 +38,7 @@ class PrepareError(Exception):
     """The call cannot be planned. ``problems``: every one, ``{"path", "message"}``;
     ``code``: ``invalid-input`` (the agent's to fix), ``not-callable`` (the action's: no
     endpoint, or an input schema that cannot be used) or ``too-complex`` (checking this input
-    against the schema would take more than registry.schema_bounds allows)."""
+    against the schema would take more than registry.model.schema_bounds allows)."""
 
     def __init__(self, problems: list[dict[str, str]], code: str = "invalid-input") -> None:
         self.problems, self.code = problems, code

@@ -1,5 +1,5 @@
 """A site's JSON Schema with its regular expressions run by RE2 (linear time), for
-registry.input_check.
+registry.calls.input_check.
 
 jsonschema matches ``pattern``, ``patternProperties`` (and the ``additionalProperties`` beside
 them) with Python's backtracking ``re``: a site publishing ``"pattern": "^(a+)+$"`` could

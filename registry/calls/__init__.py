@@ -1,0 +1,1 @@
+"""calls: see README Layout."""

@@ -1,0 +1,1 @@
+"""db: see README Layout."""

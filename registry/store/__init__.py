@@ -1,0 +1,1 @@
+"""store: see README Layout."""

@@ -1,0 +1,1 @@
+"""submissions: see README Layout."""
