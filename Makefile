@@ -4,6 +4,8 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 DEMO_ARGS ?=
 PYTEST_ARGS ?=
+# pytest-xdist workers for `make test`: most slow tests wait on processes, so 4 fill 2 cores.
+TEST_WORKERS ?= 4
 
 .DEFAULT_GOAL := help
 .PHONY: help install install-test demo test test-fast lint postgres browser clean bench bench-relevance \
@@ -40,7 +42,7 @@ browser: ## Install Debian's chromium for the browser tests when /usr/bin/chromi
 
 # scripts/test-postgres: the machine's PostgreSQL, or a private one when none answers.
 test: install-test browser ## Run the whole test suite on SQLite and PostgreSQL
-	scripts/test-postgres $(BIN)/python $(BIN)/python -m pytest $(PYTEST_ARGS)
+	scripts/test-postgres $(BIN)/python $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The tiers are in tests/tiers.py: no process started, no web crawled, no browser, SQLite only.
 test-fast: install-test ## The quick tier (about 900 tests, under a minute): run it after every change
