@@ -66,7 +66,7 @@ def term_parts(terms: dict[str, float]) -> dict[tuple[str, str], tuple[float, ta
 
 def _useful(
     searcher: tantivy.Searcher, terms: dict[str, float], freq: dict[tuple[str, str], int]
-) -> tuple[dict, set[str]]:
+) -> tuple[dict[str, float], set[str]]:
     """The terms worth scoring, and which of them are common (in more documents than
     COMMON_SHARE of them, and more than CHEAP_POSTINGS). Fills ``freq`` (doc_freq by
     (term, field)) for ``_live``."""
@@ -97,9 +97,12 @@ def _live(
     return {key: part for key, part in parts.items() if freq[key] > 0}
 
 
-def planned(searcher: tantivy.Searcher, words: list[str]) -> tuple[
-    dict[tuple[str, str], tuple[float, tantivy.Query]], set[str], dict[tuple[str, str], int]
-]:
+# (term parts worth scoring, the common terms, doc_freq by (term, field)): what planned answers
+Planned = tuple[
+    dict[tuple[str, str], tuple[float, tantivy.Query]], set[str], dict[tuple[str, str], int]]
+
+
+def planned(searcher: tantivy.Searcher, words: list[str]) -> Planned:
     """(term parts worth scoring, the common terms, doc_freq by (term, field)) of ``words``."""
     freq: dict[tuple[str, str], int] = {}
     terms, common = _useful(searcher, weighted_terms(words), freq)

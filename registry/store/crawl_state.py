@@ -136,7 +136,8 @@ def _owner_gone(owner: str | None) -> bool:
         return False
 
 
-def finish_run(session: Session, run_id: int, stats: dict, status: str = "finished") -> None:
+def finish_run(session: Session, run_id: int, stats: dict[str, Any], status: str = "finished"
+               ) -> None:
     run = session.get(CrawlRun, run_id)
     if run is None:
         raise NotFound(f"crawl run {run_id}")
