@@ -78,7 +78,7 @@ def reference_problem(schema: Any) -> str | None:
         return str(exc)
     except RecursionError:
         return "its input schema is nested too deeply"
-    except Exception:  # noqa: BLE001 - referencing's errors on an $id that is no URI
+    except Exception:  # referencing's errors on an $id that is no URI
         return "its input schema's references cannot be followed (an $id that is no URI?)"
     return None
 
@@ -118,7 +118,7 @@ class _Expansion:
         except Unresolvable:
             raise _Refused(f"its $ref {ref[:200]!r} is not in the schema itself "
                            "(references are never fetched)") from None
-        except Exception:  # noqa: BLE001 - referencing reads the target as a schema and fails
+        except Exception:  # referencing reads the target as a schema and fails
             raise _Refused(f"its $ref {ref[:200]!r} does not name a schema") from None
         target = resolved.contents
         if not isinstance(target, dict | bool):

@@ -62,7 +62,7 @@ def changed_since(session: Session, host: str, timestamp: float) -> bool:
 RUN_STATUSES = ("running", "finished", "failed", "aborted")
 
 
-class CrawlAborted(BaseException):  # noqa: N818 -- like KeyboardInterrupt: no `except Exception`
+class CrawlAborted(BaseException):  # like KeyboardInterrupt: no `except Exception` stops it
     """A crawl told to stop (SIGTERM, SIGINT): its run is recorded ``aborted``."""
 
     def __init__(self, run_id: int | None = None) -> None:
