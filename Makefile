@@ -79,4 +79,4 @@ bench-freshness: install-test ## Store -> searchable lag on a live serve under /
 		--cache $(BENCH_CACHE)
 
 clean: ## Remove the venv, caches and the local data dir
-	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache
+	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache .mypy_cache
