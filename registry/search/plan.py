@@ -9,6 +9,8 @@ no input can make it raise. ``registry.search.query`` runs the plan for one page
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import tantivy
 
 from registry.index.text import ACTION_VERBS, weighted_terms
@@ -112,7 +114,7 @@ def planned(searcher: tantivy.Searcher, words: list[str]) -> Planned:
 def build_query(
     parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
     filters: FindQuery,
-    common: set[str] = frozenset(),  # type: ignore[assignment]
+    common: AbstractSet[str] = frozenset(),
 ) -> tantivy.Query:
     """Rare terms must match (any of them), common ones only add to the score (see
     COMMON_SHARE). Without that split, term clauses go flat beside MUST_NOT filters (the usual
