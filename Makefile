@@ -48,8 +48,10 @@ test: install-test browser ## Run the whole test suite on SQLite and PostgreSQL
 test-fast: install-test ## The quick tier (about 900 tests, under a minute): run it after every change
 	$(BIN)/python -m pytest -m fast -n 2 -q $(PYTEST_ARGS)
 
-lint: install-test ## ruff over the code
+# mypy reads [tool.mypy] in pyproject.toml: registry/ only, strict, with pydantic's plugin.
+lint: install-test ## ruff check over the code, then mypy (strict) over registry/
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 BENCH_ACTIONS ?= 10000 100000 1000000
 TOOLLENS ?= ../shared/benchmarks/toollens
@@ -79,4 +81,4 @@ bench-freshness: install-test ## Store -> searchable lag on a live serve under /
 		--cache $(BENCH_CACHE)
 
 clean: ## Remove the venv, caches and the local data dir
-	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache
+	rm -rf $(VENV) .actiondex .pytest_cache .ruff_cache .mypy_cache

@@ -11,7 +11,7 @@ from registry.model.schemas import AUTHS, EFFECTS
 from registry.search.contract import LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PER_SITE, PER_SITE
 
 
-def find(  # noqa: PLR0913 - one option per GET /find parameter
+def find(
     query: Annotated[str, typer.Argument(help="What the agent wants to do.")],
     effect: Annotated[list[str] | None, typer.Option(
         help=f"Only these effects ({', '.join(EFFECTS)}). Repeatable.")] = None,

@@ -68,7 +68,7 @@ async def run_child(command: list[str], timeout: float, env: dict[str, str] | No
     proc = await asyncio.create_subprocess_exec(
         *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=env,
-        preexec_fn=lambda: _die_with_parent(parent))  # noqa: PLW1509 - no threads fork here
+        preexec_fn=lambda: _die_with_parent(parent))  # safe: no threads fork here
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
     except TimeoutError:

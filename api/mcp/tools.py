@@ -73,13 +73,13 @@ class Tools:
     def __init__(self, backing: Callable[[], Backing]) -> None:
         self._backing = backing
 
-    async def find_action(  # noqa: PLR0913 - one argument per GET /find parameter
+    async def find_action(
         self,
         query: Annotated[str, like("q")],
         effect: Annotated[Any, like("effect")] = (),
         site: Annotated[Any, like("site")] = (),
-        type: Annotated[Any, like("type")] = (),  # noqa: A002 - /find's name for it
-        format: Annotated[Any, like("format")] = (),  # noqa: A002 - /find's name for it
+        type: Annotated[Any, like("type")] = (),
+        format: Annotated[Any, like("format")] = (),
         method: Annotated[Any, like("method")] = (),
         auth: Annotated[Any, like("auth")] = (),
         origin: Annotated[Any, like("origin")] = "same",
@@ -108,7 +108,7 @@ class Tools:
         run = functools.partial(find, backing.index, query_)
         return found(await anyio.to_thread.run_sync(run, limiter=backing.search_threads))
 
-    async def get_action(self, id: ActionId) -> ActionDetail:  # noqa: A002 - its name on /find
+    async def get_action(self, id: ActionId) -> ActionDetail:
         """One action or flow in full, by the `id` find_action gave: how to call it (method,
         endpoint, input and output schema), what it does and needs, where it was read; a
         flow's steps each with its action.
@@ -127,7 +127,7 @@ class Tools:
             raise ToolError(f"the registry knows no site {host!r}")
         return SiteDetail.model_validate(site)
 
-    async def prepare_call(self, action_id: ActionId, input: Input) -> PreparedCall:  # noqa: A002
+    async def prepare_call(self, action_id: ActionId, input: Input) -> PreparedCall:
         """Plan a call, never make it: the exact HTTP request (method, url, headers, body)
         that calls the action `action_id` with `input`, after checking `input` against the
         action's input schema (every problem listed, with its JSON path). Says whether the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -35,7 +35,8 @@ WINDOW = MAX_OFFSET + MAX_LIMIT  # candidates one query can reach (in pages of M
 HALF = 10.0
 # Which of our terms FindQuery filters on, and which values it can take.
 _TOKEN, _HOST = re.compile(TOKEN_PATTERN).fullmatch, re.compile(HOST_PATTERN).fullmatch
-_PUSHED = {"effect": ("effect", set(EFFECTS).__contains__),
+_PUSHED: dict[str, tuple[str, Callable[[str], object]]] = {
+           "effect": ("effect", set(EFFECTS).__contains__),
            "auth": ("auth", set(AUTHS).__contains__),
            "method": ("method", _TOKEN), "format": ("format", _TOKEN),
            "actionType": ("type", _TOKEN), "site": ("site", _HOST)}
@@ -173,7 +174,7 @@ ROW = (ActionRow.id, ActionRow.name, ActionRow.title, ActionRow.description, Act
        Document.url, Document.format)
 
 
-def rows(conditions: list[Any]) -> Select[Any]:
+def rows(conditions: list[Any]) -> Select[*tuple[Any, ...]]:
     """The actions (with their site and document) matching ``conditions``."""
     return (select(*ROW).join(Site, Site.id == ActionRow.site_id)
             .join(Document, Document.id == ActionRow.document_id).where(*conditions))

@@ -59,9 +59,11 @@ def _required(validator: Any, required: Any, instance: Any, schema: Any
 
 
 # Every keyword spends the check's budget; uniqueItems is linear, the patterns RE2's.
-_Validator = validators.extend(Draft202012Validator, budgeted({
-    **Draft202012Validator.VALIDATORS, "required": _required, "uniqueItems": unique_items,
-    **KEYWORDS}))
+# (types-jsonschema leaves validators.extend unannotated, so the class it makes is Any.)
+_Validator = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, budgeted({
+        **Draft202012Validator.VALIDATORS, "required": _required, "uniqueItems": unique_items,
+        **KEYWORDS}))
 _FIELDS = [(field.name, field.alias) for field in attrs.fields(_Validator) if field.init]
 
 
@@ -75,7 +77,7 @@ def _evolve(self: Any, **changes: Any) -> Any:
     return type(self)(**changes)
 
 
-_Validator.evolve = _evolve  # type: ignore[method-assign]
+_Validator.evolve = _evolve
 # The metaschema's references are the ones jsonschema ships; none is fetched either.
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=NO_RETRIEVAL,
                              format_checker=Draft202012Validator.FORMAT_CHECKER)

@@ -83,9 +83,9 @@ def _content_type(action: dict[str, Any]) -> str | None:
     """The body's media type if the action says: ``content_type``, else ``x-content-type`` of
     its input schema (a Schema.org EntryPoint's encodingType) or of its ``body`` field (an
     OpenAPI request body that is not JSON)."""
-    schema = action.get("input_schema") if isinstance(action.get("input_schema"), dict) else {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    body = props.get("body") if isinstance(props.get("body"), dict) else {}
+    schema = given if isinstance(given := action.get("input_schema"), dict) else {}
+    props = given if isinstance(given := schema.get("properties"), dict) else {}
+    body = given if isinstance(given := props.get("body"), dict) else {}
     declared = action.get("content_type") or schema.get("x-content-type") or body.get(
         "x-content-type")
     return declared if isinstance(declared, str) else None
@@ -187,7 +187,8 @@ def _cost(cost: Any, values: dict[str, Any]) -> tuple[Any, list[dict[str, str]]]
     """The action's cost; a ``field`` one resolved to the amount the input gives it."""
     if not isinstance(cost, dict) or not isinstance(cost.get("field"), str):
         return cost, []
-    field, value = cost["field"], values
+    field: str = cost["field"]
+    value: Any = values  # walks down to the field: a dict, then whatever the field holds
     for part in field.removeprefix("$.").split("."):
         value = value.get(part) if isinstance(value, dict) else None
     if isinstance(value, str):

@@ -15,7 +15,7 @@ original keywords run in RE2 too (KEYWORDS), for the parts ``rewritten`` cannot 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import re2
@@ -103,7 +103,8 @@ def additional_properties(validator: Any, allowed: Any, instance: Any, schema: A
         yield ValidationError(f"additional properties are not allowed ({listed})")
 
 
-_STOCK_ADDITIONAL = Draft202012Validator.VALIDATORS["additionalProperties"]
+_STOCK_ADDITIONAL: Callable[..., Iterator[ValidationError]] = Draft202012Validator.VALIDATORS[
+    "additionalProperties"]
 
 
 def _stock_additional(validator: Any, allowed: Any, instance: Any, schema: Any

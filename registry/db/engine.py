@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -50,7 +51,7 @@ def make_engine(settings: Settings) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     # pysqlite's own transaction handling commits before DDL and breaks SAVEPOINT; take it over
     # (SQLAlchemy's documented recipe) so SQLite is as transactional as PostgreSQL: a failed
     # migration or promotion leaves nothing behind. WAL lets the API read while a crawl writes;

@@ -68,7 +68,8 @@ def _flow(raw: dict[str, Any], actions: dict[str, Action], path: str,
         diag(diags, "flow-skipped", path, "a flow needs a name and steps")
         return None
     order: dict[str, int] = {}
-    steps, inputs = [], {}
+    steps: list[FlowStep] = []
+    inputs: dict[str, Any] = {}
     for index, step in enumerate(steps_raw):
         op = step.get("operationId")
         if not isinstance(op, str) or op not in actions:

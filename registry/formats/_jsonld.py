@@ -80,7 +80,7 @@ class Graph:
 
     def _walk(self, roots: list[tuple[Node, str]]) -> list[tuple[Node, str]]:
         """Every object under the roots, depth first, bounded; indexes @id definitions."""
-        stack, nodes = list(reversed(roots)), []
+        stack, nodes = list(reversed(roots)), list[tuple[Node, str]]()
         while stack:
             if len(nodes) == MAX_NODES:
                 self._diag("truncated", "$", f"only the first {MAX_NODES} objects were read")

@@ -10,7 +10,7 @@ output schema the first 2xx JSON response.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from registry.formats._common import (
     Diagnostics,
@@ -36,7 +36,7 @@ AUTH_TYPES: dict[str, Auth] = {"apikey": "api_key", "http": "api_key", "basic": 
 _VARIABLE = re.compile(r"\{([^{}]{1,64})\}")
 
 
-def is_openapi(data: Any) -> bool:
+def is_openapi(data: Any) -> TypeGuard[dict[str, Any]]:
     if not isinstance(data, dict):
         return False
     version = data.get("openapi", data.get("swagger"))
@@ -46,7 +46,7 @@ def is_openapi(data: Any) -> bool:
 def base_url(spec: dict[str, Any], spec_url: str) -> str:
     """Where operations live: servers[0] (variables at their defaults), or host + basePath."""
     if "swagger" in spec:
-        schemes = spec.get("schemes") if isinstance(spec.get("schemes"), list) else []
+        schemes = given if isinstance(given := spec.get("schemes"), list) else []
         scheme = "https" if "https" in schemes or not schemes else str(schemes[0])
         base = spec.get("basePath") if isinstance(spec.get("basePath"), str) else "/"
         host = spec.get("host")
@@ -56,7 +56,7 @@ def base_url(spec: dict[str, Any], spec_url: str) -> str:
     server = servers[0] if isinstance(servers, list) and servers else None
     if not isinstance(server, dict) or not isinstance(server.get("url"), str):
         return absolute("/", spec_url) or spec_url
-    variables = server.get("variables") if isinstance(server.get("variables"), dict) else {}
+    variables = given if isinstance(given := server.get("variables"), dict) else {}
 
     def default(match: re.Match[str]) -> str:
         var = variables.get(match.group(1))
@@ -136,10 +136,10 @@ def _input(op: dict[str, Any], item: dict[str, Any], ctx: _Context) -> dict[str,
         where = param.get("in")
         if where == "header" and param["name"].lower() in _SKIP_HEADERS:
             continue
-        schema = param.get("schema") if where == "body" or "schema" in param else {
+        given = param.get("schema") if where == "body" or "schema" in param else {
             k: v for k, v in param.items() if k in ("type", "format", "enum", "items", "default",
                                                     "minimum", "maximum", "pattern")}
-        schema = ctx.schema(schema)
+        schema = ctx.schema(given)
         key = "body" if where == "body" else safe_name(param["name"], "param")
         properties[key] = {**schema, "x-in": where}
         if isinstance(param.get("description"), str) and isinstance(properties[key], dict):
@@ -147,13 +147,13 @@ def _input(op: dict[str, Any], item: dict[str, Any], ctx: _Context) -> dict[str,
         if param.get("required") is True or where == "path":
             required.append(key)
     body = ctx.resolver.deref(op.get("requestBody"))
-    if isinstance(body, dict) and (schema := _content_schema(body.get("content"), ctx)):
+    if isinstance(body, dict) and (body_schema := _content_schema(body.get("content"), ctx)):
         media = _media(body["content"])
-        properties["body"] = {**schema, "x-in": "body"} | (
+        properties["body"] = {**body_schema, "x-in": "body"} | (
             {} if "json" in media else {"x-content-type": media[:100]})
         if body.get("required") is True:
             required.append("body")
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = sorted(set(required))
     return clean_schema(schema)
@@ -196,11 +196,11 @@ def _auth(spec: dict[str, Any], op: dict[str, Any]) -> tuple[Auth, str | None]:
     requirements = [req for req in security if isinstance(req, dict)]
     if not requirements or any(not req for req in requirements):
         return "none", None  # [] or an empty alternative: calling without credentials works
-    components = spec.get("components") if isinstance(spec.get("components"), dict) else {}
+    components = given if isinstance(given := spec.get("components"), dict) else {}
     schemes = components.get("securitySchemes", spec.get("securityDefinitions"))
     schemes = schemes if isinstance(schemes, dict) else {}
     for name, scopes in requirements[0].items():
-        scheme = schemes.get(name) if isinstance(schemes.get(name), dict) else {}
+        scheme = given if isinstance(given := schemes.get(name), dict) else {}
         kind = str(scheme.get("type", "")).lower()
         scope = " ".join(s for s in scopes if isinstance(s, str))[:200] if isinstance(
             scopes, list) else ""

@@ -28,7 +28,8 @@ def read_flow(raw: Any, actions: dict[Key, Action], path: str, diags: Diagnostic
     if not isinstance(flow_id, str) or not flow_id.strip():
         diag(diags, "missing-field", f"{path}.id", "a flow needs an id; skipped")
         return None
-    steps, ids = [], {}
+    steps: list[FlowStep] = []
+    ids: dict[str | None, int] = {}
     for index, item in enumerate(as_list(flow.get("actions"))[:MAX_STEPS]):
         key = step_key(item)
         if key is None or key not in actions:
@@ -51,7 +52,7 @@ def read_flow(raw: Any, actions: dict[Key, Action], path: str, diags: Diagnostic
                 input_schema=_fields(as_dict(flow.get("fields"))), steps=steps)
 
 
-def _bind(flow: dict[str, Any], flow_id: str, ids: dict[Any, int], steps: list[FlowStep],
+def _bind(flow: dict[str, Any], flow_id: str, ids: dict[str | None, int], steps: list[FlowStep],
           path: str, diags: Diagnostics) -> None:
     """Links -> step bindings: the flow's fields are $input, earlier responses $steps.N."""
     for index, link in enumerate(as_list(flow.get("links"))[:MAX_LINKS]):

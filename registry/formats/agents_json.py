@@ -33,7 +33,7 @@ from registry.formats._common import (
 from registry.formats._references import References
 from registry.model.effects import infer_effect
 from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
-from registry.model.schemas import EFFECTS, Action, Manifest
+from registry.model.schemas import EFFECTS, Action, Auth, Manifest
 from registry.model.urls import absolute
 
 NAME = "agents-json"
@@ -43,8 +43,9 @@ _LISTS = ("actions", "data", "endpoints", "agents", "tools")
 _MARKERS = {*_LISTS, "flows", "capabilities", "interfaces", "api", "schema_version",
             "schemaVersion", "openapi_spec"}
 _JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object"}
-_AUTH = {"none": "none", "public": "none", "api_key": "api_key", "apikey": "api_key",
-         "bearer": "api_key", "token": "api_key", "oauth": "oauth2", "oauth2": "oauth2"}
+_AUTH: dict[str, Auth] = {
+    "none": "none", "public": "none", "api_key": "api_key", "apikey": "api_key",
+    "bearer": "api_key", "token": "api_key", "oauth": "oauth2", "oauth2": "oauth2"}
 
 
 def matches(data: Any) -> bool:
@@ -115,7 +116,7 @@ def _action(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> A
              hint="give each action name, method and path")
         return None
     name, method = safe_name(raw), http_method(item.get("method"), f"{path}.method", diags)
-    effect = item.get("effect") if item.get("effect") in EFFECTS else infer_effect(
+    effect = item["effect"] if item.get("effect") in EFFECTS else infer_effect(
         None, method, name)
     label = clean_text(item.get("title") or item.get("name"), TITLE_MAX)
     description, about = described(item.get("description"), f"{path}.description", diags)

@@ -62,8 +62,8 @@ def is_catalog(entry: dict[str, Any]) -> bool:
 def entry_name(entry: dict[str, Any]) -> str:
     """The action name an entry is stored under: its identifier's last segment, else its
     displayName, made a machine name; "" when it has neither."""
-    identifier = entry.get("identifier") if isinstance(entry.get("identifier"), str) else ""
-    label = entry.get("displayName") if isinstance(entry.get("displayName"), str) else ""
+    identifier = given if isinstance(given := entry.get("identifier"), str) else ""
+    label = given if isinstance(given := entry.get("displayName"), str) else ""
     raw = identifier.rsplit(":", 1)[-1] or label
     return safe_name(raw) if raw else ""
 
@@ -109,7 +109,8 @@ def _inline_card(data: dict[str, Any], url: str, site: str) -> list[Action]:
     """An A2A card or MCP server card given inline (``data``): its skills or tools too."""
     for module in (a2a, mcp):
         if data and module.matches(data):
-            return module.to_manifest(data, url, site).actions[:MAX_ENTRIES]
+            manifest: Manifest = module.to_manifest(data, url, site)
+            return manifest.actions[:MAX_ENTRIES]
     return []
 
 

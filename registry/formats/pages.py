@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from extruct.jsonld import JsonLdExtractor
 from extruct.rdfa import RDFaExtractor
@@ -32,7 +33,8 @@ from registry.model.schemas import RawDocument
 MAX_HTML_BYTES = 10 * 1024 * 1024
 MAX_BLOCKS = 200  # JSON-LD blocks read per page; real pages have a handful
 MAX_ITEMS = 500  # microdata / RDFa items kept per page
-_BLOCKS = etree.XPath('//script[@type="application/ld+json"]')
+# A path that selects elements: each call returns a list of them (lxml's stub says any result).
+_BLOCKS = cast("Callable[[Any], list[Any]]", etree.XPath('//script[@type="application/ld+json"]'))
 _MICRODATA = etree.XPath("//*[@itemscope][1]")
 _RDFA = etree.XPath("//*[@typeof][1]")  # Schema.org RDFa always types its nodes
 _SCHEMA_IRI = re.compile(r"^https?://schema\.org/")

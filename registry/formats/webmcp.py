@@ -11,14 +11,17 @@ forms get a ``{?field,...}`` URL template, which is how the browser would submit
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 from urllib.parse import urljoin
 
 from lxml import etree
 
 MAX_FORMS, MAX_FIELDS = 32, 64
-_FORMS = etree.XPath("//form[@toolname]")
-_FIELDS = etree.XPath(".//input[@name] | .//select[@name] | .//textarea[@name]")
+# Paths that select elements: each call returns a list of them (lxml's stub says any XPath result).
+_FORMS = cast("Callable[[Any], list[Any]]", etree.XPath("//form[@toolname]"))
+_FIELDS = cast("Callable[[Any], list[Any]]",
+               etree.XPath(".//input[@name] | .//select[@name] | .//textarea[@name]"))
 _SKIP_TYPES = {"submit", "button", "reset", "image", "hidden", "file"}
 
 

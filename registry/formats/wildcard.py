@@ -37,8 +37,9 @@ def to_manifest(data: dict[str, Any], url: str, site: str,
     refs = refs or References(url)
     diags: Diagnostics = []
     flows_raw = as_list(data.get("flows"))[:MAX_FLOWS]
-    wanted = {step_key(a) for flow in flows_raw for a in as_list(as_dict(flow).get("actions"))}
-    actions = _resolve(data, wanted - {None}, url, refs, diags)
+    wanted = {key for flow in flows_raw for a in as_list(as_dict(flow).get("actions"))
+              if (key := step_key(a)) is not None}
+    actions = _resolve(data, wanted, url, refs, diags)
     flows = [f for i, raw in enumerate(flows_raw)
              if (f := read_flow(raw, actions, f"$.flows[{i}]", diags))]
     if not flows:
@@ -92,8 +93,8 @@ def _override(data: dict[str, Any], found: dict[Key, Action], diags: Diagnostics
     for index, item in enumerate(as_list(data.get("overrides"))[:64]):
         item, path = as_dict(item), f"$.overrides[{index}]"
         key = (item.get("sourceId"), item.get("operationId"))
-        target = fields.get(item.get("fieldPath")) if isinstance(item.get("fieldPath"),
-                                                                 str) else None
+        field_path = item.get("fieldPath")
+        target = fields.get(field_path) if isinstance(field_path, str) else None
         if target is None or not all(isinstance(k, str) for k in key) or key not in found:
             diag(diags, "override-ignored", path, "only summary or description of an "
                  "operation used by a flow can be overridden", "info")

@@ -91,7 +91,9 @@ class ActionIndex:
 
     def count(self, kind: str = "action") -> int:
         query = tantivy.Query.term_query(SCHEMA, "kind", kind)
-        return self.searcher().search(query, 1, count=True).count or 0
+        result = self.searcher().search(query, 1, count=True)
+        found: int | None = result.count  # type: ignore[attr-defined]  # tantivy's stub omits it
+        return found or 0
 
     def sync(self, session: Session, *, full: bool = False) -> SyncStats:
         """Reindex the sites changed since the generation's watermark (registry.index.

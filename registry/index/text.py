@@ -128,7 +128,7 @@ def type_base(action_type: str | None) -> str:
 
 def type_words(action_type: str | None, effect: str | None = None) -> str:
     """``SearchAction`` -> ``search find``: the type, its parents, its closest synonym."""
-    base, words = type_base(action_type), []
+    base, words = type_base(action_type), list[str]()
     while base and len(words) < 4:
         words.append(split_identifier(base))
         base = SCHEMA_PARENTS.get(base, "")

@@ -199,9 +199,10 @@ def similarities(query: np.ndarray, vectors: list[bytes | None]) -> np.ndarray:
     for one of another model (another length: never compared)."""
     out = np.zeros(len(vectors), np.float32)
     size = len(query) // 2
-    present = [i for i, v in enumerate(vectors) if v and len(v) == size]
+    found = [(i, v) for i, v in enumerate(vectors) if v and len(v) == size]
+    present = [i for i, _ in found]
     if present:
-        rows = unpacked(b"".join(vectors[i] for i in present), len(present))  # type: ignore[misc]
+        rows = unpacked(b"".join(v for _, v in found), len(present))
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
         out[present] = rows @ query
     return out

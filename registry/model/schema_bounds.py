@@ -39,7 +39,9 @@ _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else",
 
 
 def _retrieve_nothing(uri: str) -> Resource[Any]:
-    raise NoSuchResource(ref=uri)
+    # referencing marks its attrs classes with the old __dataclass_transform__ spelling, which
+    # mypy does not read: it sees no fields (as for Registry below).
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 NO_RETRIEVAL: Registry[Any] = Registry(retrieve=_retrieve_nothing)  # type: ignore[call-arg]
@@ -76,7 +78,7 @@ def reference_problem(schema: Any) -> str | None:
         return str(exc)
     except RecursionError:
         return "its input schema is nested too deeply"
-    except Exception:  # noqa: BLE001 - referencing's errors on an $id that is no URI
+    except Exception:  # referencing's errors on an $id that is no URI
         return "its input schema's references cannot be followed (an $id that is no URI?)"
     return None
 
@@ -116,7 +118,7 @@ class _Expansion:
         except Unresolvable:
             raise _Refused(f"its $ref {ref[:200]!r} is not in the schema itself "
                            "(references are never fetched)") from None
-        except Exception:  # noqa: BLE001 - referencing reads the target as a schema and fails
+        except Exception:  # referencing reads the target as a schema and fails
             raise _Refused(f"its $ref {ref[:200]!r} does not name a schema") from None
         target = resolved.contents
         if not isinstance(target, dict | bool):

@@ -29,7 +29,7 @@ _ORIGIN_CLAUSES = {"same": [(tantivy.Occur.MustNot, "false")],
 
 def filter_clauses(query: FindQuery) -> list[tuple[tantivy.Occur, tantivy.Query]]:
     """The query's filters as MUST / MUST_NOT clauses: they select, never add to the score."""
-    wanted = {
+    wanted: dict[str, Sequence[str]] = {
         "effect": query.effect,
         "type": [type_base(t).lower() for t in query.type],
         "domain": [s.lower().rstrip(".") for s in query.site],

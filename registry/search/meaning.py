@@ -20,6 +20,7 @@ import numpy as np
 import tantivy
 
 from registry.index import vectors
+from registry.search.page import Docs
 
 MIN_WORDS, CANDIDATES, WEIGHT = 5, 50, 1.0
 
@@ -35,7 +36,7 @@ def _key(address: tantivy.DocAddress) -> tuple[int, int]:
     return address.segment_ord, address.doc
 
 
-def by_meaning(searcher: tantivy.Searcher, q: str, found: Found) -> tuple[Found, Bonus]:
+def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple[Found, Bonus]:
     """``found`` with its first CANDIDATES re-scored by meaning, and what each of them
     gained. The gain is never negative, so the re-scored ones stay above the rest, whose
     order and scores are untouched."""
@@ -44,7 +45,7 @@ def by_meaning(searcher: tantivy.Searcher, q: str, found: Found) -> tuple[Found,
         return found, {}
     stored = [searcher.doc(address).get_first("vec") for _, address in top]
     model = vectors.active()
-    present = np.array([bool(v) and len(v) == model.stored_bytes for v in stored])
+    present = np.array([v is not None and len(v) == model.stored_bytes for v in stored])
     if not present.any():
         return found, {}  # none of this model's vectors: the request is not even embedded
     cosines = vectors.similarities(model.query(q), stored)

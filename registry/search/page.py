@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import tantivy
 
@@ -65,7 +65,8 @@ def load(searcher: tantivy.Searcher | Docs, score: float, address: tantivy.DocAd
     doc = searcher.doc(address)
     return Hit(float(score), address, doc.get_first("kind") or "action",
                doc.get_first("site") or "", doc.get_first("key") or "",
-               tuple(doc.get_all("step")), doc.get_first("payload"))
+               tuple(doc.get_all("step")),
+               cast(bytes, doc.get_first("payload")))  # every document stores its payload
 
 
 def unfolded(hits: Iterable[Hit]) -> Iterator[Hit]:
@@ -84,7 +85,8 @@ class _Candidates:
     scores more)."""
 
     def __init__(self, hits: Iterator[Hit]) -> None:
-        self.hits, self.pool, self.floor = hits, [], float("inf")
+        self.hits, self.floor = hits, float("inf")
+        self.pool: list[Hit] = []
 
     def best(self, on_page: Counter[str], cap: int) -> Hit | None:
         """The hit to place next on a page holding ``on_page`` hits per site: the best by
@@ -95,14 +97,15 @@ class _Candidates:
             if on_page[hit.site] < cap and hit.score * DIVERSITY ** on_page[hit.site] > value:
                 best, value = i, hit.score * DIVERSITY ** on_page[hit.site]
         while self.floor > value:
-            hit = next(self.hits, None)
-            if hit is None:
+            drawn = next(self.hits, None)
+            if drawn is None:
                 self.floor = float("-inf")
                 break
-            self.pool.append(hit)
-            self.floor = hit.score
-            if on_page[hit.site] < cap and hit.score * DIVERSITY ** on_page[hit.site] > value:
-                best, value = len(self.pool) - 1, hit.score * DIVERSITY ** on_page[hit.site]
+            self.pool.append(drawn)
+            self.floor = drawn.score
+            if (on_page[drawn.site] < cap
+                    and drawn.score * DIVERSITY ** on_page[drawn.site] > value):
+                best, value = len(self.pool) - 1, drawn.score * DIVERSITY ** on_page[drawn.site]
         return None if best is None else self.pool.pop(best)
 
 

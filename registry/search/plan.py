@@ -9,6 +9,8 @@ no input can make it raise. ``registry.search.query`` runs the plan for one page
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import tantivy
 
 from registry.index.text import ACTION_VERBS, weighted_terms
@@ -66,7 +68,7 @@ def term_parts(terms: dict[str, float]) -> dict[tuple[str, str], tuple[float, ta
 
 def _useful(
     searcher: tantivy.Searcher, terms: dict[str, float], freq: dict[tuple[str, str], int]
-) -> tuple[dict, set[str]]:
+) -> tuple[dict[str, float], set[str]]:
     """The terms worth scoring, and which of them are common (in more documents than
     COMMON_SHARE of them, and more than CHEAP_POSTINGS). Fills ``freq`` (doc_freq by
     (term, field)) for ``_live``."""
@@ -97,9 +99,12 @@ def _live(
     return {key: part for key, part in parts.items() if freq[key] > 0}
 
 
-def planned(searcher: tantivy.Searcher, words: list[str]) -> tuple[
-    dict[tuple[str, str], tuple[float, tantivy.Query]], set[str], dict[tuple[str, str], int]
-]:
+# (term parts worth scoring, the common terms, doc_freq by (term, field)): what planned answers
+Planned = tuple[
+    dict[tuple[str, str], tuple[float, tantivy.Query]], set[str], dict[tuple[str, str], int]]
+
+
+def planned(searcher: tantivy.Searcher, words: list[str]) -> Planned:
     """(term parts worth scoring, the common terms, doc_freq by (term, field)) of ``words``."""
     freq: dict[tuple[str, str], int] = {}
     terms, common = _useful(searcher, weighted_terms(words), freq)
@@ -109,7 +114,7 @@ def planned(searcher: tantivy.Searcher, words: list[str]) -> tuple[
 def build_query(
     parts: dict[tuple[str, str], tuple[float, tantivy.Query]],
     filters: FindQuery,
-    common: set[str] = frozenset(),  # type: ignore[assignment]
+    common: AbstractSet[str] = frozenset(),
 ) -> tantivy.Query:
     """Rare terms must match (any of them), common ones only add to the score (see
     COMMON_SHARE). Without that split, term clauses go flat beside MUST_NOT filters (the usual

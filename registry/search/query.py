@@ -63,7 +63,7 @@ def search(index: ActionIndex, query: FindQuery) -> Page:
 
 
 def _ranked(searcher: tantivy.Searcher, query: FindQuery, words: list[str],
-            planned: tuple[dict, set[str], dict], page: Page) -> meaning.Bonus:
+            planned: plan.Planned, page: Page) -> meaning.Bonus:
     """Fills ``page`` with its hits (or sites); answers what meaning added to each
     candidate's score."""
     parts, common, freq = planned
@@ -73,7 +73,8 @@ def _ranked(searcher: tantivy.Searcher, query: FindQuery, words: list[str],
     # Candidates: a little more than the page, so grouping can move a crowding site's extras
     # down; for a page of sites, a few of each.
     fetch = (SITE_FETCH if page.sites is not None else 2) * want + 10
-    sentence, bonus, docs = meaning.is_sentence(words), {}, Docs(searcher)
+    bonus: meaning.Bonus = {}
+    sentence, docs = meaning.is_sentence(words), Docs(searcher)
     if sentence:
         fetch = max(fetch, meaning.CANDIDATES)
     while True:
@@ -82,7 +83,7 @@ def _ranked(searcher: tantivy.Searcher, query: FindQuery, words: list[str],
         if len(found) < fetch:
             found = searcher.search(built, fetch, count=False).hits
         if sentence:
-            found, bonus = meaning.by_meaning(docs, query.q, found)  # type: ignore[arg-type]
+            found, bonus = meaning.by_meaning(docs, query.q, found)
         hits = sites.supported(docs, found)
         if page.sites is not None:
             page.sites, short = sites.grouped(hits, query.limit, query.offset, query.per_site)

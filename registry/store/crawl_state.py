@@ -62,7 +62,7 @@ def changed_since(session: Session, host: str, timestamp: float) -> bool:
 RUN_STATUSES = ("running", "finished", "failed", "aborted")
 
 
-class CrawlAborted(BaseException):  # noqa: N818 -- like KeyboardInterrupt: no `except Exception`
+class CrawlAborted(BaseException):  # like KeyboardInterrupt: no `except Exception` stops it
     """A crawl told to stop (SIGTERM, SIGINT): its run is recorded ``aborted``."""
 
     def __init__(self, run_id: int | None = None) -> None:
@@ -136,7 +136,8 @@ def _owner_gone(owner: str | None) -> bool:
         return False
 
 
-def finish_run(session: Session, run_id: int, stats: dict, status: str = "finished") -> None:
+def finish_run(session: Session, run_id: int, stats: dict[str, Any], status: str = "finished"
+               ) -> None:
     run = session.get(CrawlRun, run_id)
     if run is None:
         raise NotFound(f"crawl run {run_id}")

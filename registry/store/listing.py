@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -113,7 +114,7 @@ def cursor_after(items: list[dict[str, Any]], cursor: str | None) -> str | None:
     return encode_cursor(datetime.fromisoformat(last["updated_at"]), last["host"])
 
 
-def _items(session: Session, page: list[Any]) -> list[dict[str, Any]]:
+def _items(session: Session, page: Sequence[Any]) -> list[dict[str, Any]]:
     ids = [row.id for row in page]
     actions = _counts(session, ActionRow, ids)
     flows = _counts(session, FlowRow, ids)

@@ -41,6 +41,7 @@ def action_detail(session: Session, action_id: str) -> dict[str, Any] | None:
 
 
 def _action(row: ActionRow, doc: Document, site: Site) -> dict[str, Any]:
+    payload: dict[str, Any]
     if row.payload is not None and row.index_version == INDEX_VERSION:
         payload = json.loads(row.payload)
     else:  # stored before its parts were worked out: made the same way, now
@@ -88,11 +89,10 @@ def _step_actions(session: Session, flow: FlowRow, doc: Document, site: Site,
                   names: set[str]) -> dict[str, dict[str, Any]]:
     """The site's actions by name, those of the flow's own document first (a name means an
     action of the manifest the flow was read from)."""
-    rows = session.execute(
+    rows = sorted(session.execute(
         select(ActionRow, Document).join(Document, ActionRow.document_id == Document.id)
         .where(ActionRow.site_id == site.id, ActionRow.name.in_(names))
-    ).all()
-    rows.sort(key=lambda found: (found[0].document_id != flow.document_id, found[0].id))
+    ).all(), key=lambda found: (found[0].document_id != flow.document_id, found[0].id))
     by_name: dict[str, dict[str, Any]] = {}
     for row, row_doc in rows:
         by_name.setdefault(row.name, _action(row, row_doc, site))

@@ -63,7 +63,7 @@ def next_interval(interval: int | None, outcome: Outcome, bounds: Bounds) -> int
 def backoff(failures: int, bounds: Bounds) -> int:
     """Seconds to wait after ``failures`` (>= 1) failed crawls in a row."""
     exponent = min(max(failures, 1) - 1, MAX_FAILURE_EXPONENT)
-    return min(bounds.backoff_max, bounds.min * 2**exponent)
+    return min(bounds.backoff_max, bounds.min * (1 << exponent))  # 2**exponent, exponent >= 0
 
 
 def jitter(host: str) -> float:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -92,11 +92,11 @@ def mark_crawling(session: Session, hosts: Sequence[str], run_id: int | None,
     """The queued submissions of ``hosts`` are being crawled by run ``run_id``."""
     if not hosts:
         return 0
-    done = session.execute(
+    done = cast("CursorResult[Any]", session.execute(  # an UPDATE: its result has a rowcount
         update(Submission).where(Submission.host.in_(list(hosts)), Submission.status == "queued")
         .values(status="crawling", run_id=run_id, started_at=now,
-                attempts=Submission.attempts + 1))
-    return int(done.rowcount or 0)  # type: ignore[attr-defined]
+                attempts=Submission.attempts + 1)))
+    return int(done.rowcount or 0)
 
 
 def settle(session: Session, host: str, errors: Sequence[str], now: datetime) -> int:

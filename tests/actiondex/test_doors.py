@@ -13,7 +13,7 @@ from tests.helpers.live import ingest_shops, serving
 
 def _status(url: str) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(url, timeout=10) as response:
             return int(response.status)
     except urllib.error.HTTPError as exc:
         return exc.code

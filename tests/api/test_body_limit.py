@@ -31,7 +31,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _action(base: str) -> str:
-    with urllib.request.urlopen(f"{base}/find?q=order+pens", timeout=10) as answer:  # noqa: S310
+    with urllib.request.urlopen(f"{base}/find?q=order+pens", timeout=10) as answer:
         results = json.loads(answer.read())["results"]
     return str(next(r["id"] for r in results if r["kind"] == "action"))
 
@@ -131,8 +131,8 @@ def test_a_declared_length_past_the_bound_is_refused_unread(base: str) -> None:
 
 
 def test_a_body_within_the_bound_still_works(base: str) -> None:
-    request = urllib.request.Request(  # noqa: S310
+    request = urllib.request.Request(
         f"{base}/ard/search", data=json.dumps({"query": {"text": "pens"}}).encode(),
         headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310
+    with urllib.request.urlopen(request, timeout=10) as answer:
         assert answer.status == 200 and "results" in json.loads(answer.read())

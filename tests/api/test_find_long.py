@@ -32,7 +32,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def get(base: str, **params: Any) -> tuple[int, dict[str, Any]]:
     url = f"{base}/find?{urllib.parse.urlencode(params, doseq=True)}"
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(url, timeout=30) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())

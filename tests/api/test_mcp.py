@@ -64,7 +64,7 @@ def test_get_action_get_site_and_prepare_call(live: str) -> None:
 
 def _get(url: str) -> tuple[int, dict[str, Any]]:
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(url, timeout=10) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
@@ -125,7 +125,7 @@ def _post(url: str, host: str | None = None, origin: str | None = None,
     request = urllib.request.Request(url, data=json.dumps(message).encode(), headers=headers,
                                      method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(request, timeout=10) as response:
             return int(response.status)
     except urllib.error.HTTPError as exc:
         return int(exc.code)
@@ -171,11 +171,11 @@ def test_a_page_elsewhere_may_ask_with_mcp_s_headers(live: str) -> None:
     request = urllib.request.Request(f"{live}/mcp", method="OPTIONS", headers={
         "Origin": "https://agent.example", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": asked})
-    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - loopback
+    with urllib.request.urlopen(request, timeout=10) as response:
         allowed = response.headers["Access-Control-Allow-Headers"].lower()
     assert all(header.strip() in allowed for header in asked.split(","))
     with urllib.request.urlopen(urllib.request.Request(f"{live}/find?q=paper", headers={
-            "Origin": "https://agent.example"}), timeout=10) as response:  # noqa: S310
+            "Origin": "https://agent.example"}), timeout=10) as response:
         assert "Mcp-Session-Id" in response.headers["Access-Control-Expose-Headers"]
 
 
@@ -187,6 +187,6 @@ def test_mcp_is_not_in_the_openapi_document(live: str) -> None:
 
 def test_metrics_name_the_mcp_route(live: str) -> None:
     assert _post(f"{live}/mcp") == 200
-    with urllib.request.urlopen(f"{live}/metrics", timeout=10) as response:  # noqa: S310
+    with urllib.request.urlopen(f"{live}/metrics", timeout=10) as response:
         metrics = response.read().decode()
     assert 'method="POST",route="/mcp",status="200"' in metrics

@@ -71,7 +71,7 @@ def wait_for(url: str, server: subprocess.Popen[bytes], log: Path, seconds: floa
     while time.monotonic() < deadline:
         assert server.poll() is None, log.read_text()
         try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback only
+            with urllib.request.urlopen(url, timeout=2):
                 return
         except OSError:
             time.sleep(0.2)
