@@ -1,86 +1,20 @@
-"""Response models of the REST resources (actions, flows, sites, stats, prepare): they exist for
-the OpenAPI document, the routes answer the dicts registry.store.lookup and
-registry.calls.prepare make. ``extra="forbid"`` everywhere, so a key the code sends and the
+"""Response models of the REST resources (sites, history, stats, the manifest export, prepare's
+request): they exist for the OpenAPI document, the routes answer the dicts registry.store.lookup
+makes. An action, a flow and a planned call are the registry's own models, which every door
+shares (registry.model.public). ``extra="forbid"`` everywhere, so a key the code sends and the
 document omits is a schema violation schemathesis reports."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from registry.model.results import SourceRef
-from registry.model.schemas import Auth, Diagnostic, Effect
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+from registry.model.public import DocumentRef
+from registry.model.schemas import Auth, Diagnostic, Effect, StrictModel
 
 
-class DocumentRef(Strict):
-    url: str
-    format: str
-    fetched_at: str | None = Field(description="ISO 8601, UTC")
-
-
-class ActionDetail(Strict):
-    """An action as GET /find returns it, plus where it was read and what calling it needs."""
-
-    id: str
-    kind: Literal["action"]
-    site: str
-    name: str
-    title: str
-    description: str
-    effect: Effect
-    type: str | None
-    method: str | None
-    endpoint: str | None = Field(description="Absolute URL or RFC 6570 template")
-    auth: Auth
-    scope: str | None
-    cost: dict[str, Any] | None = Field(
-        description="{amount, currency}, or {field, currency}: the amount is that input field")
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None
-    source: SourceRef
-    site_name: str | None
-    same_origin: bool = Field(description="The endpoint is on the site or a subdomain of it")
-    needs_approval: bool = Field(description="spend, send and delete: ask the person first")
-    document: DocumentRef
-
-
-class ResolvedStep(Strict):
-    action: str = Field(description="The step's action, by name on the same site")
-    title: str | None
-    bindings: dict[str, str] = Field(
-        description="Parameter -> $input.<field> or $steps.<N>.<path>")
-    resolved: ActionDetail | None = Field(description="The action; null if it is not stored")
-
-
-class FlowDetail(Strict):
-    id: str
-    kind: Literal["flow"]
-    site: str
-    name: str
-    title: str
-    description: str
-    effect: Effect
-    type: None
-    method: None
-    endpoint: None
-    auth: Auth
-    scope: None
-    cost: None
-    input_schema: dict[str, Any]
-    output_schema: None
-    source: SourceRef
-    site_name: str | None
-    needs_approval: bool
-    document: DocumentRef
-    steps: list[ResolvedStep]
-
-
-class SiteItem(Strict):
+class SiteItem(StrictModel):
     host: str
     origin: str
     name: str | None
@@ -94,14 +28,14 @@ class SiteItem(Strict):
     formats: list[str]
 
 
-class SitePage(Strict):
+class SitePage(StrictModel):
     items: list[SiteItem]
     next_cursor: str | None = Field(description="The next page's cursor; null on the last")
     resume_cursor: str | None = Field(
         description="Where a mirror resumes later to see only what changed after this page")
 
 
-class ActionBrief(Strict):
+class ActionBrief(StrictModel):
     id: str
     name: str
     title: str
@@ -110,7 +44,7 @@ class ActionBrief(Strict):
     endpoint: str | None
 
 
-class FlowBrief(Strict):
+class FlowBrief(StrictModel):
     id: str
     name: str
     title: str
@@ -122,7 +56,7 @@ class DocumentInfo(DocumentRef):
     diagnostics: list[Diagnostic]
 
 
-class RunSummary(Strict):
+class RunSummary(StrictModel):
     id: int
     kind: str
     status: str
@@ -134,7 +68,7 @@ class RunSummary(Strict):
         None, description="In a site's last crawl: the codes it recorded for that site")
 
 
-class SiteDetail(Strict):
+class SiteDetail(StrictModel):
     host: str
     origin: str
     name: str | None
@@ -152,7 +86,7 @@ class SiteDetail(Strict):
     last_crawl: RunSummary | None
 
 
-class HistoryEntry(Strict):
+class HistoryEntry(StrictModel):
     """One change of the site's action set (registry/store/history.py)."""
 
     id: int
@@ -169,7 +103,7 @@ class HistoryEntry(Strict):
     flows: int
 
 
-class SiteHistoryPage(Strict):
+class SiteHistoryPage(StrictModel):
     host: str
     removed_at: str | None = Field(description="Set while the site is removed")
     version: int
@@ -178,7 +112,7 @@ class SiteHistoryPage(Strict):
                                                 "the last")
 
 
-class Stats(Strict):
+class Stats(StrictModel):
     sites: int
     actions: int
     flows: int
@@ -188,13 +122,13 @@ class Stats(Strict):
     last_crawl: RunSummary | None
 
 
-class ExportStep(Strict):
+class ExportStep(StrictModel):
     action: str
     bind: dict[str, str]
     title: str | None = None
 
 
-class ExportFlow(Strict):
+class ExportFlow(StrictModel):
     name: str
     title: str
     description: str | None = None
@@ -202,7 +136,7 @@ class ExportFlow(Strict):
     steps: list[ExportStep]
 
 
-class ExportAction(Strict):
+class ExportAction(StrictModel):
     name: str
     title: str
     description: str | None = None
@@ -216,36 +150,22 @@ class ExportAction(Strict):
     output: dict[str, Any] | None = None
 
 
-class ExportSite(Strict):
+class ExportSite(StrictModel):
     url: str
     name: str | None = None
     description: str | None = None
 
 
-class ExportManifest(Strict):
+class ExportManifest(StrictModel):
     """The site as one agent-actions/0.1 manifest (registry/formats/agent_actions.py)."""
 
+    model_config = ConfigDict(populate_by_name=True)
     schema_: Literal["agent-actions/0.1"] = Field(alias="schema")
     site: ExportSite
     actions: list[ExportAction]
     flows: list[ExportFlow]
 
 
-class PrepareRequest(Strict):
+class PrepareRequest(StrictModel):
     input: dict[str, Any] = Field(
         default_factory=dict, description="The action's input, as its input_schema says")
-
-
-class PreparedCall(Strict):
-    """The request to send; nothing was sent."""
-
-    method: str
-    url: str
-    headers: dict[str, str] = Field(description="Content-Type and any header parameters; "
-                                                "credentials are the caller's to add")
-    body: str | None = Field(description="The exact body text (JSON or a form); null: none")
-    needs_approval: bool = Field(description="spend, send and delete: ask the person first")
-    effect: Effect
-    cost: dict[str, Any] | None = Field(description="A cost by field has its amount resolved")
-    scope: str | None
-    auth: Auth

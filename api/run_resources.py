@@ -3,16 +3,13 @@ other resources'): the dicts registry.store.runs makes, ``extra="forbid"``."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
-from api.resources import Strict
+from registry.model.schemas import StrictModel
+from registry.model.statuses import RunStatus
 
-RunStatus = Literal["running", "finished", "failed", "aborted"]
 
-
-class Run(Strict):
+class Run(StrictModel):
     id: int
     kind: str = Field(description="crawl or ingest")
     status: RunStatus = Field(description="running; finished; failed (it raised); aborted "
@@ -34,7 +31,7 @@ class Run(Strict):
     aborted: str | None = Field(description="Why a sweep ended it, when one did")
 
 
-class RunPage(Strict):
+class RunPage(StrictModel):
     items: list[Run]
     next_cursor: str | None = Field(description="The next (older) page's cursor; null on "
                                                 "the last")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
-from registry.model.schemas import Action, Diagnostic, Flow
+from registry.model.schemas import Action, Diagnostic, Flow, StrictModel
 
 
 class Health(BaseModel):
@@ -28,10 +28,9 @@ class Ready(BaseModel):
     index_age_s: float | None  # since the index last caught up with the store (None: never)
 
 
-class DocumentReport(BaseModel):
+class DocumentReport(StrictModel):
     """One document as agents will see it; ``url`` only in a report of a fetched URL."""
 
-    model_config = ConfigDict(extra="forbid")
     url: str | None = None
     format: str
     actions: list[Action]
@@ -39,10 +38,9 @@ class DocumentReport(BaseModel):
     diagnostics: list[Diagnostic]
 
 
-class SiteReport(BaseModel):
+class SiteReport(StrictModel):
     """Every document found on a site (the URL form, given a site)."""
 
-    model_config = ConfigDict(extra="forbid")
     site: str
     documents: list[DocumentReport]
 

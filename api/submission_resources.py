@@ -4,21 +4,18 @@ for the OpenAPI document and describe the dict api.routes.submissions answers.""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from registry.db.tables import Submission
+from registry.model.schemas import StrictModel
+from registry.model.statuses import OpenStatus, SubmissionStatus
 
 MAX_URL = 2048
-Status = Literal["queued", "crawling", "done", "failed"]
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SubmissionRequest(Strict):
+class SubmissionRequest(StrictModel):
     """A site to crawl: a domain or an http(s) URL on it."""
 
     url: str = Field(min_length=1, max_length=MAX_URL,
@@ -27,14 +24,14 @@ class SubmissionRequest(Strict):
                                  "guard (public addresses only, web ports)")
 
 
-class FoundAction(Strict):
+class FoundAction(StrictModel):
     id: str
     name: str
     title: str
     url: str = Field(description="The action's resource: /actions/{id}")
 
 
-class SubmissionOut(Strict):
+class SubmissionOut(StrictModel):
     """One submission. ``status``: queued (waiting for a crawl), crawling, done (the crawl
     found ``actions``) or failed (``reason`` says why: robots.txt, the site's errors, or
     nothing found)."""
@@ -43,7 +40,7 @@ class SubmissionOut(Strict):
     url: str = Field(description="The site's homepage, where the crawl starts "
                                  "(scheme://host[:port]/: no path, query or fragment is kept)")
     host: str
-    status: Status
+    status: SubmissionStatus
     reason: str | None
     errors: list[str] = Field(description="The crawl's diagnostic codes for the site")
     actions: list[FoundAction]
@@ -53,12 +50,12 @@ class SubmissionOut(Strict):
     link: str = Field(description="This submission: /submissions/{id}")
 
 
-class SubmissionTaken(Strict):
+class SubmissionTaken(StrictModel):
     """The host already has a queued or crawling submission. Its id and URL are its
     submitter's: another submitter learns only that the host is on its way."""
 
     host: str
-    status: Literal["queued", "crawling"]
+    status: OpenStatus
 
 
 def taken_out(row: Submission) -> dict[str, Any]:

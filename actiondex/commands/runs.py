@@ -11,7 +11,7 @@ from actiondex import output
 from actiondex.commands.options import JsonOpt, load_settings
 from actiondex.runtime import UserError, open_store
 from registry.db.engine import reading
-from registry.store.crawl_state import RUN_STATUSES
+from registry.model.statuses import RUN_STATUSES
 from registry.store.runs import MAX_RUNS, BadRunQuery, list_runs
 
 COLUMNS = ("id", "status", "started_at", "seconds", "sites", "actions", "errors", "requests",

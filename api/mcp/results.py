@@ -1,80 +1,38 @@
-"""What the MCP tools answer, as models, so each tool publishes its output schema: a /find result
-plus whether a call needs approval (find_action; by site with group=site), an action or flow as
-GET /actions/{id} reads it (get_action), a site (get_site), a planned request (prepare_call).
+"""What the MCP tools answer, as models, so each tool publishes its output schema: a /find page
+(find_action; by site with group=site), an action or flow as GET /actions/{id} and GET
+/flows/{id} read it (get_action), a site (get_site), a planned request (prepare_call).
 
-The lookups (registry.store.lookup) and the planner (registry.calls.prepare) answer dicts;
-these models only describe them. Keys they add later pass through (``extra="allow"``)."""
+Each is the registry's model of that resource (registry.model.results, registry.model.public),
+subclassed where the tool says more: get_action answers an action or a flow in one shape. The
+lookups (registry.store.lookup) and the planner (registry.calls.prepare) answer dicts; these
+models only describe them. Keys they add later pass through (``extra="allow"``)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from api import resources
-from registry.model.effects import needs_approval
-from registry.model.results import FindResponse, FindResult, Shortened, SourceRef
-from registry.model.schemas import Auth, Effect
+from registry.model.public import Detail
+from registry.model.public import PreparedCall as PlannedCall
+from registry.model.results import FindResponse
 
-APPROVAL = ("True when calling it spends money, sends something in the person's name or "
-            "deletes something (effect spend, send or delete): ask your person first")
-
-
-class FoundAction(FindResult):
-    """One action (or flow) found: how to call it, what it does, and what it needs."""
-
-    needs_approval: bool = Field(description=APPROVAL)
+OPEN = ConfigDict(extra="allow")
 
 
-def _absent(value: object) -> bool:
-    return value is None
-
-
-class FoundSite(BaseModel):
-    """One site (group=site): its best actions, best first."""
-
-    site: str
-    score: float = Field(description="Its best action's score")
-    actions: list[FoundAction]
-
-
-class FoundActions(BaseModel):
-    """One page of find_action results, best first."""
-
-    query: str = Field(description="The query as it was searched")
-    results: list[FoundAction] = Field(description="Empty with group=site (see `sites`)")
-    sites: list[FoundSite] | None = Field(None, exclude_if=_absent, description=(
-        "With group=site only: one entry per site, best first"))
-    shortened: Shortened | None = Field(None, exclude_if=_absent, description=(
-        "Present only when the request was searched by some of its words"))
-    took_ms: float = Field(description="Time the search took, in milliseconds")
-
-
-def _found(results: list[FindResult]) -> list[FoundAction]:
-    return [FoundAction(**result.model_dump(), needs_approval=needs_approval(result.effect))
-            for result in results]
+class FoundActions(FindResponse):
+    """One page of find_action results, best first: each is what GET /find says of it, whether
+    calling it needs approval included."""
 
 
 def found(response: FindResponse) -> FoundActions:
-    """A /find page as find_action answers it."""
-    sites = None if response.sites is None else [
-        FoundSite(site=site.site, score=site.score, actions=_found(site.actions))
-        for site in response.sites]
-    return FoundActions(query=response.query, results=_found(response.results), sites=sites,
-                        shortened=response.shortened, took_ms=response.took_ms)
+    """A /find page as find_action answers it: the same page."""
+    return FoundActions(**dict(response))
 
 
-class Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class DocumentRef(Open):
-    url: str
-    format: str
-    fetched_at: str | None = Field(description="When it was fetched (ISO 8601, UTC)")
-
-
-class FlowStepDetail(Open):
+class FlowStepDetail(BaseModel):
+    model_config = OPEN
     action: str = Field(description="The step's action, by name")
     title: str | None = None
     bindings: dict[str, Any] = Field(description="Its input: parameter -> $input.x or "
@@ -82,31 +40,13 @@ class FlowStepDetail(Open):
     resolved: ActionDetail | None = Field(description="That action (None: not stored)")
 
 
-class ActionDetail(Open):
+class ActionDetail(Detail):
     """An action or a flow: what find_action says of it, where it was read, and (a flow)
     its steps, each with its action."""
 
-    id: str
-    kind: Literal["action", "flow"]
-    site: str
-    site_name: str | None = None
-    name: str
-    title: str
-    description: str
-    effect: Effect
-    needs_approval: bool = Field(description=APPROVAL)
-    type: str | None
-    method: str | None
-    endpoint: str | None = Field(description="Absolute URL or RFC 6570 template")
-    auth: Auth
-    scope: str | None
-    cost: dict[str, Any] | None
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None
-    same_origin: bool | None = Field(None, description="The endpoint is on the site's own "
-                                                       "domain")
-    source: SourceRef
-    document: DocumentRef
+    model_config = OPEN
+    same_origin: bool | None = Field(None, description="The endpoint is on the site or a "
+                                                       "subdomain of it (actions only)")
     steps: list[FlowStepDetail] | None = Field(None, description="A flow's steps, in order")
 
 
@@ -115,12 +55,11 @@ class SiteDetail(resources.SiteDetail):
     documents they were read from with what was wrong in them, and its last crawl. The
     shape of GET /sites/{host}."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = OPEN
 
 
-class PreparedCall(resources.PreparedCall):
+class PreparedCall(PlannedCall):
     """The exact HTTP request that calls the action with the input given. Not sent. The
     shape of POST /actions/{id}/prepare's answer."""
 
-    model_config = ConfigDict(extra="allow")
-    needs_approval: bool = Field(description=APPROVAL)
+    model_config = OPEN

@@ -15,9 +15,10 @@ from api.bodies import bounded_body
 from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
-from api.resources import ActionDetail, FlowDetail, PreparedCall, PrepareRequest
+from api.resources import PrepareRequest
 from registry.calls.input_check import MAX_INPUT_BYTES
 from registry.calls.prepare import PrepareError, prepare_call
+from registry.model.public import ActionDetail, FlowDetail, PreparedCall
 from registry.store.lookup import action_detail, flow_detail
 
 router = APIRouter(tags=["actions"])

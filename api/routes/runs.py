@@ -10,7 +10,8 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from api.deps import SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
-from api.run_resources import Run, RunPage, RunStatus
+from api.run_resources import Run, RunPage
+from registry.model.statuses import RunStatus
 from registry.store.runs import MAX_RUNS, BadRunQuery, get_run, list_runs
 
 router = APIRouter(tags=["runs"])

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from registry.ard.match import MAX_KEY_CHARS, MAX_KEYS, MAX_VALUE_CHARS, MAX_VALUES
+from registry.model.schemas import StrictModel
 from registry.search.contract import MAX_QUERY_CHARS, QUERY_PATTERN, _query
 
 PAGE_SIZE, MAX_PAGE_SIZE, LIST_PAGE_SIZE = 10, 100, 20
@@ -27,8 +28,8 @@ Token = Annotated[str, Field(pattern=TOKEN_PATTERN, description=(
     "The `pageToken` of the previous page"))]
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+class _Body(StrictModel):
+    model_config = ConfigDict(populate_by_name=True)
 
 
 class Query(_Body):

@@ -1,25 +1,19 @@
-"""What a search returns: ``FindResult`` (one action or flow found), whose JSON is written once
-when the action is stored (``result_payload``) and spliced into responses as it is, and
-``FindResponse`` (one page of them). The action model itself is registry.model.schemas.
+"""What a search returns: ``FindResult`` (one action or flow found: its public fields,
+registry.model.public.ActionFields, and its score), whose JSON is written once when the action
+is stored (``result_payload``) and spliced into responses as it is, and ``FindResponse`` (one
+page of them). The action model itself is registry.model.schemas.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
-from registry.model.schemas import Auth, Effect, FlowStep, StrictModel
-
-
-class SourceRef(StrictModel):
-    url: str
-    format: str
-
-
-def _absent(value: object) -> bool:
-    return value is None
+from registry.model.effects import needs_approval
+from registry.model.public import ActionFields, absent
+from registry.model.schemas import FlowStep, StrictModel
 
 
 class ExplainPart(StrictModel):
@@ -30,33 +24,19 @@ class ExplainPart(StrictModel):
     score: float
 
 
-class FindResult(StrictModel):
+class FindResult(ActionFields):
     """One search result. Its JSON is written once, when the action is stored
     (``result_payload``), and served as it is: only ``score`` and ``explain`` are added."""
 
-    id: str
-    kind: Literal["action", "flow"]
-    site: str
-    name: str
-    title: str
-    description: str
-    effect: Effect
-    type: str | None
-    method: str | None
-    endpoint: str | None
-    auth: Auth  # what calling it needs; a flow's is "unknown" (see its steps' actions)
-    scope: str | None
-    cost: dict[str, Any] | None
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None
-    steps: list[FlowStep] | None = Field(None, exclude_if=_absent)  # flows only
-    source: SourceRef
+    steps: list[FlowStep] | None = Field(None, exclude_if=absent)  # flows only
     score: float
-    explain: list[ExplainPart] | None = Field(None, exclude_if=_absent)
+    explain: list[ExplainPart] | None = Field(None, exclude_if=absent)
 
 
 # The fields ``result_payload`` writes: all but what each search adds.
 PAYLOAD_FIELDS = frozenset(FindResult.model_fields) - {"score", "explain"}
+# Worked out by ``result_payload`` itself, from the effect.
+DERIVED = frozenset({"needs_approval"})
 # Stored as JSON text, spliced in as it is (no decode and encode per action).
 PAYLOAD_JSON = {"cost": "null", "input_schema": "{}", "output_schema": "null"}
 _DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -64,13 +44,16 @@ _DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) -> str:
     """A FindResult's JSON minus ``score`` and ``explain``: ``values`` by field name,
-    ``json_texts`` the PAYLOAD_JSON fields as JSON text (None: absent). Only a flow has
-    ``steps``. Raises KeyError if any field is missing, so no caller can drop one."""
-    plain = PAYLOAD_FIELDS - PAYLOAD_JSON.keys()
+    ``json_texts`` the PAYLOAD_JSON fields as JSON text (None: absent); ``needs_approval``
+    follows from the effect. Only a flow has ``steps``. Raises KeyError if any field is
+    missing, so no caller can drop one."""
+    plain = PAYLOAD_FIELDS - PAYLOAD_JSON.keys() - DERIVED
     wanted = plain if values.get("kind") == "flow" else plain - {"steps"}
     if wanted != values.keys() or json_texts.keys() != PAYLOAD_JSON.keys():
         missing = (wanted ^ values.keys()) | (PAYLOAD_JSON.keys() ^ json_texts.keys())
         raise KeyError(f"result payload fields: {sorted(missing)}")
+    values = dict(values)
+    values["needs_approval"] = needs_approval(values["effect"])
     spliced = ",".join(f'"{name}":{text or PAYLOAD_JSON[name]}'
                        for name, text in json_texts.items())
     return f"{_DUMP(values)[:-1]},{spliced}}}"
@@ -97,9 +80,9 @@ class FindResponse(StrictModel):
     query: str
     results: list[FindResult] = Field(description="Best first; empty with group=site (see "
                                                   "`sites`)")
-    sites: list[SiteResult] | None = Field(None, exclude_if=_absent, description=(
+    sites: list[SiteResult] | None = Field(None, exclude_if=absent, description=(
         "With group=site only: one entry per site, best first"))
-    shortened: Shortened | None = Field(None, exclude_if=_absent, description=(
+    shortened: Shortened | None = Field(None, exclude_if=absent, description=(
         "Present only when the request was searched by some of its words"))
     took_ms: float
 

@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from registry.db.tables import CrawlRun, Document, Site
+from registry.model.statuses import RUN_STATUSES
 from registry.store.promotion import NotFound
 from registry.store.rows import utcnow
 from registry.submissions.queue import requeue
@@ -57,9 +58,6 @@ def changed_since(session: Session, host: str, timestamp: float) -> bool:
     changed = session.scalar(select(Site.changed_at).where(Site.host == host))
     return changed is not None and changed > datetime.fromtimestamp(timestamp, UTC).replace(
         tzinfo=None)  # the store keeps naive UTC
-
-
-RUN_STATUSES = ("running", "finished", "failed", "aborted")
 
 
 class CrawlAborted(BaseException):  # like KeyboardInterrupt: no `except Exception` stops it

@@ -3,8 +3,8 @@
 Each function takes a Session (the caller owns the transaction, as for registry.store.promotion) and
 answers plain JSON-ready dicts, or None for an unknown id or host. An action is what GET /find
 returns for it (its stored ``payload``: registry.model.results.FindResult minus the score) plus what
-only a lookup needs: where it was read (``document``), its site's name, whether it stays on the
-site (``same_origin``) and whether its person must approve a call (``needs_approval``).
+only a lookup needs: where it was read (``document``), its site's name and whether it stays on
+the site (``same_origin``); registry.model.public.ActionDetail and FlowDetail are the shapes.
 
 The listing (``list_sites``) is registry.store.listing; the manifest export (``site_manifest``) is
 registry.store.export.
@@ -29,8 +29,8 @@ __all__ = ["action_detail", "find_site", "flow_detail", "list_sites", "site_deta
 
 
 def action_detail(session: Session, action_id: str) -> dict[str, Any] | None:
-    """The action ``action_id`` as GET /find returns it, plus ``document``, ``site_name``,
-    ``same_origin`` and ``needs_approval``; None if there is none."""
+    """The action ``action_id`` as GET /find returns it, plus ``document``, ``site_name`` and
+    ``same_origin``; None if there is none."""
     found = session.execute(
         select(ActionRow, Document, Site)
         .join(Document, ActionRow.document_id == Document.id)
@@ -47,9 +47,8 @@ def _action(row: ActionRow, doc: Document, site: Site) -> dict[str, Any]:
     else:  # stored before its parts were worked out: made the same way, now
         source = {"url": doc.url, "format": doc.format or "unknown"}
         payload = json.loads(action_payload(row, json_texts(row), site.host, source))
-    return payload | {
-        "site_name": site.name, "same_origin": row.same_origin,
-        "needs_approval": needs_approval(payload["effect"]), "document": _document(doc)}
+    return payload | {  # the payload says needs_approval, as /find does
+        "site_name": site.name, "same_origin": row.same_origin, "document": _document(doc)}
 
 
 def _document(doc: Document) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from registry.db.tables import CrawlRun
-from registry.store.crawl_state import RUN_STATUSES
+from registry.model.statuses import RUN_STATUSES
 from registry.store.listing import iso
 
 MAX_RUNS = 500  # runs per page at most

@@ -22,11 +22,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from registry.db.tables import ActionRow, Site, Submission
+from registry.model.statuses import OPEN
 from registry.model.urls import site_of
 from registry.placement import origin_of
 from registry.submissions.limits import Limits, check_limits, registrable_domain
 
-OPEN = ("queued", "crawling")
 MAX_ATTEMPTS = 3  # crawls that may end without reaching the host before it is failed
 MAX_LISTED = 1000  # actions listed on a done submission (a site keeps at most that many)
 ROBOTS = "robots-disallowed"

@@ -14,9 +14,9 @@ from registry.config import Settings
 from registry.index import ActionIndex
 from tests.helpers.api import error, find_client
 
-RESULT_KEYS = {"id", "kind", "site", "name", "title", "description", "effect", "type", "method",
-               "endpoint", "auth", "scope", "cost", "input_schema", "output_schema", "score",
-               "source"}
+RESULT_KEYS = {"id", "kind", "site", "name", "title", "description", "effect", "needs_approval",
+               "type", "method", "endpoint", "auth", "scope", "cost", "input_schema",
+               "output_schema", "score", "source"}
 
 
 @pytest.fixture
@@ -35,6 +35,7 @@ def test_find_shape(client: TestClient) -> None:
     assert set(first) == RESULT_KEYS
     assert first["name"] == "add_to_cart" and first["kind"] == "action"
     assert first["site"] == "shop.example" and first["effect"] == "write"
+    assert first["needs_approval"] is False  # write: within what the person asked for
     assert first["method"] == "POST"
     assert first["endpoint"] == "https://shop.example/api/add_to_cart"
     assert first["source"] == {"url": "https://shop.example/.well-known/agent-actions.json",

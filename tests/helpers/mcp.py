@@ -46,7 +46,7 @@ async def check_tool_list(client: Client) -> None:
     assert "ask your person" in tools["prepare_call"].output_schema["properties"]["needs_approval"][
         "description"]
     assert "Nothing is sent" in (tools["prepare_call"].description or "")
-    result = tools["find_action"].output_schema["$defs"]["FoundAction"]
+    result = tools["find_action"].output_schema["$defs"]["FindResult"]
     assert {"endpoint", "method", "input_schema", "effect", "auth", "scope", "cost",
             "needs_approval"} <= set(result["required"])
 
