@@ -5,10 +5,12 @@ instead of writing their own. Checked on the source."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from registry.model.bounds import HOST_PATTERN, ID_PATTERN
+from registry.model.schemas import stable_id
 from tests.helpers.paths import ROOT
 
 PACKAGES = ("registry", "crawler", "api", "actiondex", "migrations", "bench")
@@ -125,3 +127,7 @@ def test_the_checks_find_a_second_declaration(tmp_path: Path) -> None:
     assert door_bounds(tmp_path) == ["api/routes/door.py: site(host)",
                                      "api/routes/door.py: action(id)"]
     assert patterns_copied(tmp_path) == ["api/routes/door.py"]
+
+
+def test_an_id_has_the_form_stable_id_gives_it() -> None:
+    assert re.fullmatch(ID_PATTERN, stable_id("shop.example", "openapi", "/api#search"))
