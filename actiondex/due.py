@@ -18,30 +18,20 @@ from registry.config import Settings
 from registry.db.engine import transaction
 from registry.db.tables import Site
 from registry.store.rows import utcnow
-from registry.store.schedule import due_hosts, is_due
-from registry.submissions.queue import pending
+from registry.store.schedule import due_work
 
 DEFAULT_LIMIT = 1000  # sites one `crawl --due` takes at most; the rest wait for the next
-SUBMISSIONS_READ = 10_000  # queued submissions looked at per run (the queue is capped at 1000)
 
 
 def crawl_selection(session: Session, limit: int, only: list[str] | None = None) -> list[str]:
     """The targets one `crawl --due` run crawls, in order: pending submissions first, oldest
     first (their submitted URLs: a new host has no stored origin yet), then the sites due now
     (stored origins), most overdue first; with ``only`` (hosts), just those of them."""
-    now = utcnow()
-    wanted = None if only is None else set(only)
-    submitted = [(host, url) for host, url in pending(session, SUBMISSIONS_READ)
-                 if wanted is None or host in wanted][:limit]
-    first = {host for host, _ in submitted}
-    if only is None:
-        hosts = due_hosts(session, now, limit + len(first))
-    else:
-        hosts = [host for host in dict.fromkeys(only) if is_due(session, host, now)]
-    hosts = [host for host in hosts if host not in first][:limit - len(submitted)]
+    work = due_work(session, utcnow(), limit, only)  # what is due is decided there, once
+    hosts = [host for host, url in work if url is None]
     query = select(Site.host, Site.origin).where(Site.host.in_(hosts))
     origins = {host: origin for host, origin in session.execute(query)}
-    return [url for _, url in submitted] + [origins[host] for host in hosts if host in origins]
+    return [url or origins[host] for host, url in work if url or host in origins]
 
 
 def target_hosts(targets: list[str]) -> list[str]:

@@ -11,8 +11,9 @@ from actiondex import output
 from actiondex.commands.options import JsonOpt, load_settings
 from actiondex.runtime import UserError, open_store
 from registry.db.engine import reading
+from registry.model.bounds import MAX_PAGE
 from registry.model.statuses import RUN_STATUSES
-from registry.store.runs import MAX_RUNS, BadRunQuery, list_runs
+from registry.store.runs import BadRunQuery, list_runs
 
 COLUMNS = ("id", "status", "started_at", "seconds", "sites", "actions", "errors", "requests",
            "owner")
@@ -22,7 +23,7 @@ def runs(
     status: Annotated[str | None, typer.Option(
         "--status", help=f"Only runs in this state ({', '.join(RUN_STATUSES)}).")] = None,
     limit: Annotated[int, typer.Option(
-        "--limit", min=1, max=MAX_RUNS, help="How many runs, newest first.")] = 20,
+        "--limit", min=1, max=MAX_PAGE, help="How many runs, newest first.")] = 20,
     as_json: JsonOpt = False,
 ) -> None:
     """List crawl runs, newest first: status, owner, figures; aborted ones say why."""

@@ -13,7 +13,8 @@ from actiondex import output
 from actiondex.commands.options import JsonOpt, load_settings
 from actiondex.runtime import UserError, open_index, open_store
 from registry.db.engine import transaction
-from registry.store.history import MAX_LIMIT, site_history
+from registry.model.bounds import MAX_PAGE
+from registry.store.history import site_history
 from registry.store.listing import host_key, iso
 from registry.store.promotion import NotFound
 from registry.store.removal import remove_site
@@ -70,8 +71,8 @@ def remove(host: HostArg, as_json: JsonOpt = False) -> None:
 
 def history(
     host: HostArg,
-    limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT,
-                                       help=f"How many entries, newest first (1-{MAX_LIMIT}).")
+    limit: Annotated[int, typer.Option(min=1, max=MAX_PAGE,
+                                       help=f"How many entries, newest first (1-{MAX_PAGE}).")
                      ] = 20,
     as_json: JsonOpt = False,
 ) -> None:

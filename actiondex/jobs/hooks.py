@@ -17,26 +17,20 @@ SCHEDULED_PRIORITY = 0
 
 
 def due_work(session: Session, now: datetime, limit: int) -> list[tuple[str, str | None, int]]:
-    """(host, submitted URL or None, priority) to enqueue: pending submissions first (a
-    submitted site may not be stored yet: its URL is what to crawl), then sites that are due."""
-    work: dict[str, tuple[str | None, int]] = {}
-    work.update((host, (url, SUBMITTED_PRIORITY))
-                for host, url in submissions.pending(session, limit))
-    for host in schedule.due_hosts(session, now, limit):
-        work.setdefault(host, (None, SCHEDULED_PRIORITY))
-    return [(host, url, priority) for host, (url, priority) in list(work.items())[:limit]]
+    """(host, submitted URL or None, priority) to enqueue, as registry.store.schedule.due_work
+    orders them: a submitted site runs first."""
+    return [(host, url, SCHEDULED_PRIORITY if url is None else SUBMITTED_PRIORITY)
+            for host, url in schedule.due_work(session, now, limit)]
 
 
 def submitted(session: Session, host: str) -> bool:
     """Whether ``host`` has a submission waiting for its crawl."""
-    found = submissions.open_submission(session, host)
-    return found is not None and found.status == "queued"
+    return submissions.is_queued(session, host)
 
 
 def is_due(session: Session, host: str, now: datetime) -> bool:
-    """Whether a job for ``host`` should still crawl it: the scheduler may have enqueued it
-    again while an earlier job ran, and that one made it not due."""
-    return submitted(session, host) or schedule.is_due(session, host, now)
+    """Whether a job for ``host`` should still crawl it (registry.store.schedule.should_crawl)."""
+    return schedule.should_crawl(session, host, now)
 
 
 def sweep_abandoned_runs(session: Session, now: datetime, stale_after: float) -> int:

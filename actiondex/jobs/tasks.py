@@ -24,6 +24,7 @@ from actiondex.jobs import hooks
 from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
 from actiondex.jobs.outage import wait_out_sync
+from crawler.robots import MAX_CRAWL_DELAY
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
 from registry.db.tables import Site
@@ -32,7 +33,6 @@ from registry.store.rows import utcnow
 log = logging.getLogger("actiondex.jobs")
 CRAWL_TASK = "actiondex.crawl_site"
 CRAWL_QUEUE = "crawl"  # the queue `actiondex worker` takes jobs from (actiondex.jobs.app)
-MAX_CRAWL_DELAY = 30.0  # as the crawler's cap (crawler/robots.py): a longer one skips the site
 
 
 def host_lock(host: str) -> str:

@@ -17,6 +17,7 @@ from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail
 from registry.calls.prepare import PrepareError, prepare_call
 from registry.db.engine import DB_AWAY
 from registry.index import ActionIndex
+from registry.model.bounds import Id, SiteName
 from registry.search import FindQuery, find, first_problem
 from registry.search.contract import LIMIT, PER_SITE
 from registry.store import lookup
@@ -46,9 +47,9 @@ class Backing(Protocol):
     search_threads: anyio.CapacityLimiter
 
 
-ActionId = Annotated[str, Field(min_length=1, max_length=100, description=(
+ActionId = Annotated[Id, Field(description=(
     "The `id` of an action or a flow, as find_action gives it"))]
-Host = Annotated[str, Field(min_length=1, max_length=300, description=(
+Host = Annotated[SiteName, Field(description=(
     "The site's host (shop.example), or its URL"))]
 Input = Annotated[dict[str, Any], Field(default_factory=dict, description=(
     "The arguments, as the action's input_schema describes them"))]

@@ -18,14 +18,14 @@ from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.resources import PrepareRequest
 from registry.calls.input_check import MAX_INPUT_BYTES
 from registry.calls.prepare import PrepareError, prepare_call
+from registry.model.bounds import Id
 from registry.model.public import ActionDetail, FlowDetail, PreparedCall
 from registry.store.lookup import action_detail, flow_detail
 
 router = APIRouter(tags=["actions"])
 MAX_BODY = MAX_INPUT_BYTES + 1024  # the input and its {"input": ...} wrapper
 READ_ERRORS = error_responses(404, 422, 429, 500, 503, text=STORE_TEXT)
-Ident = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$",
-                            description="The id /find gave, e.g. 4b873d693a63d35e0a88ea6c")]
+IdPath = Annotated[Id, Path(description="The id /find gave, e.g. 4b873d693a63d35e0a88ea6c")]
 
 
 def _not_found(kind: str, ident: str) -> JSONResponse:
@@ -34,7 +34,7 @@ def _not_found(kind: str, ident: str) -> JSONResponse:
 
 @router.get("/actions/{id}", response_model=ActionDetail, operation_id="get_action",
             responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}})
-def get_action(id: Ident, session: SessionDep, request: Request) -> Response:
+def get_action(id: IdPath, session: SessionDep, request: Request) -> Response:
     """One action as /find returns it, plus the document it was read from (``document``),
     its site's name and whether calling it needs its person's approval."""
     found = action_detail(session, id)
@@ -43,7 +43,7 @@ def get_action(id: Ident, session: SessionDep, request: Request) -> Response:
 
 @router.get("/flows/{id}", response_model=FlowDetail, operation_id="get_flow",
             responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}})
-def get_flow(id: Ident, session: SessionDep, request: Request) -> Response:
+def get_flow(id: IdPath, session: SessionDep, request: Request) -> Response:
     """One flow, each step with its bindings and its action resolved."""
     found = flow_detail(session, id)
     return _not_found("flow", id) if found is None else json_resource(request, found)
@@ -59,7 +59,7 @@ def get_flow(id: Ident, session: SessionDep, request: Request) -> Response:
         "is no {\"input\": {...}} (`invalid-parameter`)")}),
     openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
         "schema": PrepareRequest.model_json_schema() | {"maxProperties": 1}}}}})
-async def prepare(id: Ident, engine: EngineDep, request: Request) -> JSONResponse:
+async def prepare(id: IdPath, engine: EngineDep, request: Request) -> JSONResponse:
     """The exact HTTP request that would call the action with ``input``: method, URL (its
     template filled), headers and body, checked against the action's input schema (JSON
     Schema 2020-12). Nothing is sent: the caller sends it, with its own credentials, after

@@ -14,9 +14,10 @@ from api.deps import SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.resources import ExportManifest, SiteDetail, SiteHistoryPage, SitePage, Stats
-from registry.store.history import MAX_LIMIT as MAX_HISTORY
+from registry.model.bounds import MAX_PAGE, SiteName
 from registry.store.history import site_history
-from registry.store.listing import MAX_CURSOR, MAX_LIMIT, BadCursor, cursor_after, list_sites
+from registry.store.keyset import CURSOR_PATTERN, BadCursor
+from registry.store.listing import MAX_CURSOR, cursor_after, list_sites
 from registry.store.lookup import site_detail, site_manifest, stats
 
 router = APIRouter(tags=["sites"])
@@ -38,7 +39,7 @@ SITE_LINKS = _links(site=("get_site", "host", "/items/0/host"),
 DETAIL_LINKS = _links(action=("get_action", "id", "/actions/0/id"),
                       flow=("get_flow", "id", "/flows/0/id"),
                       prepare=("prepare_call", "id", "/actions/0/id"))
-Host = Annotated[str, Path(min_length=1, max_length=300, description=(
+HostPath = Annotated[SiteName, Path(description=(
     "The site's host as you would type it: any case, IDN in Unicode or A-labels "
     "(bücher.example, xn--bcher-kva.example)"))]
 
@@ -63,7 +64,7 @@ def _moment(value: str | None) -> datetime | None:
 def get_sites(
     session: SessionDep,
     request: Request,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Sites per page")] = 100,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Sites per page")] = 100,
     cursor: Annotated[str | None, Query(
         min_length=1, max_length=MAX_CURSOR, pattern=r"^[A-Za-z0-9_-]+$",
         description="`next_cursor` (the next page) or `resume_cursor` (later: only what "
@@ -94,36 +95,36 @@ def get_sites(
 @router.get("/sites/{host}", response_model=SiteDetail, operation_id="get_site",
             responses={**READ_ERRORS, **NOT_MODIFIED,
                        200: {"headers": ETAG_HEADER, "links": DETAIL_LINKS}})
-def get_site(host: Host, session: SessionDep, request: Request) -> Response:
+def get_site(host: HostPath, session: SessionDep, request: Request) -> Response:
     """One site: its actions and flows (in brief: GET /actions/{id} has the rest), the
     documents they were read from with their diagnostics, and the last crawl that named it."""
     found = site_detail(session, host)
     if found is None:
-        return error_response(404, "not-found", f"no site {host[:300]!r} in the registry", "host")
+        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
     return json_resource(request, found)
 
 
 @router.get("/sites/{host}/manifest", response_model=ExportManifest,
             operation_id="get_site_manifest", responses={**READ_ERRORS, **OK})
-def get_site_manifest(host: Host, session: SessionDep, request: Request) -> Response:
+def get_site_manifest(host: HostPath, session: SessionDep, request: Request) -> Response:
     """Every action and flow of the site, whatever formats it publishes, as ONE
     agent-actions/0.1 manifest (the format `POST /validate` reads, and accepts with no
     error)."""
     found = site_manifest(session, host)
     if found is None:
-        return error_response(404, "not-found", f"no site {host[:300]!r} in the registry", "host")
+        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
     return json_resource(request, found)
 
 
 @router.get("/sites/{host}/history", response_model=SiteHistoryPage,
             operation_id="get_site_history", responses={**READ_ERRORS, **OK})
 def get_site_history(
-    host: Host,
+    host: HostPath,
     session: SessionDep,
     request: Request,
-    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY, description="Entries per page")] = 50,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Entries per page")] = 50,
     cursor: Annotated[str | None, Query(
-        pattern=r"^[1-9][0-9]{0,8}$",
+        pattern=CURSOR_PATTERN,
         description="`next_cursor` of an earlier answer: the entries older than its page")
     ] = None,
 ) -> Response:
@@ -131,10 +132,12 @@ def get_site_history(
     actions (and flows, as flow:NAME) added, removed and changed, and why (a crawl, an
     ingest, a tombstone, robots.txt, an operator's removal). A removed site keeps its
     history."""
-    found = site_history(session, host, limit=limit,
-                         before=None if cursor is None else int(cursor))
+    try:
+        found = site_history(session, host, limit=limit, cursor=cursor)
+    except BadCursor as exc:
+        return error_response(422, "invalid-parameter", str(exc), "cursor")
     if found is None:
-        return error_response(404, "not-found", f"no site {host[:300]!r} in the registry", "host")
+        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
     return json_resource(request, found)
 
 

@@ -25,9 +25,10 @@ from registry.db.tables import ActionRow, Document, Site
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex
 from registry.model import ard_terms as terms
+from registry.model.bounds import HOST_PATTERN
 from registry.model.schemas import AUTHS, EFFECTS
 from registry.search import MAX_LIMIT, MAX_OFFSET, FindQuery, first_problem, search
-from registry.search.contract import HOST_PATTERN, TOKEN_PATTERN
+from registry.search.contract import TOKEN_PATTERN
 
 WINDOW = MAX_OFFSET + MAX_LIMIT  # candidates one query can reach (in pages of MAX_LIMIT)
 # score = 100 * s / (s + HALF): a BM25 score of HALF maps to 50. Typical scores of a good

@@ -21,6 +21,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from registry.model.bounds import ID_CHARS
+
 # Stable constraint names, so autogenerate and downgrades agree across databases.
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -110,7 +112,7 @@ class ActionRow(Base):
     __tablename__ = "actions"
     __table_args__ = (Index("ix_actions_site_name", "site_id", "name"),)
 
-    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True)
     site_id: Mapped[int] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"), index=True)
     document_id: Mapped[int] = mapped_column(
         ForeignKey("documents.id", ondelete="CASCADE"), index=True
@@ -142,7 +144,7 @@ class ActionRow(Base):
 class FlowRow(Base):
     __tablename__ = "flows"
 
-    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    id: Mapped[str] = mapped_column(String(ID_CHARS), primary_key=True)
     site_id: Mapped[int] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"), index=True)
     document_id: Mapped[int] = mapped_column(
         ForeignKey("documents.id", ondelete="CASCADE"), index=True

@@ -12,6 +12,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from registry.model.bounds import ID_CHARS
+
 Effect = Literal["read", "write", "send", "spend", "delete"]
 Auth = Literal["none", "api_key", "oauth2", "grant", "unknown"]
 Severity = Literal["error", "warning", "info"]
@@ -107,9 +109,10 @@ class Manifest(StrictModel):
 
 
 def stable_id(site: str, format: str, key: str) -> str:
-    """Hash of (site, format, key): the same action keeps its id across crawls."""
+    """Hash of (site, format, key): the same action keeps its id across crawls. Its form (ID_CHARS
+    hex digits) is what every door checks an id against (registry.model.bounds)."""
     digest = hashlib.sha256(f"{site}\x1f{format}\x1f{key}".encode()).hexdigest()
-    return digest[:24]
+    return digest[:ID_CHARS]
 
 
 class FetchFailure(StrictModel):

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 from registry.index.text import MAX_TERMS
+from registry.model.bounds import HOST_PATTERN
 from registry.model.schemas import Auth, Effect
 
 # Agents ask in sentences, and an LLM's can be long: MetaTool's LLM-written requests reach
@@ -33,7 +34,6 @@ MAX_VALUES = 20  # values of one filter: each is another clause of the query
 SPACE = " \t\n\r\f\v"
 # Something besides those six: ``[\s\S]`` is any character to both engines.
 QUERY_PATTERN = r"^[ \t\n\r\f\v]*[^ \t\n\r\f\v][\s\S]*$"
-HOST_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$"
 TOKEN_PATTERN = r"^[A-Za-z0-9:/._#-]{1,100}$"
 Origin = Literal["same", "cross", "any"]
 Group = Literal["action", "site"]

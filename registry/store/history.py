@@ -25,6 +25,7 @@ from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from registry.db.tables import ActionRow, FlowRow, Site, SiteHistory
+from registry.store.keyset import newest_first
 from registry.store.listing import find_site, iso
 from registry.store.rows import lock_site
 
@@ -34,7 +35,6 @@ FIELDS = ("title", "description", "type", "effect", "method", "endpoint", "input
 FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps")
 JSON_FIELDS = frozenset({"input_schema", "output_schema", "cost", "steps"})
 FLOW = "flow:"
-MAX_LIMIT = 500
 
 # "name" | "flow:name" -> its rows, sorted, each a tuple of its FIELDS (FLOW_FIELDS) as text:
 # JSON columns as the database's JSON text, the others as their repr.
@@ -143,16 +143,13 @@ class Changes:
 
 
 def list_history(session: Session, site_id: int, *, limit: int = 50,
-                 before: int | None = None) -> tuple[list[dict[str, Any]], int | None]:
-    """The site's entries newest first, at most ``limit``, those older than the entry id
-    ``before`` when given; and the ``before`` of the next page (None on the last)."""
-    limit = max(1, min(limit, MAX_LIMIT))
+                 cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """The site's entries newest first, at most ``limit``, those older than the ``cursor`` of
+    an earlier page when given; and the cursor of the next page (None on the last).
+    BadCursor for one not handed out (registry.store.keyset)."""
     query = select(SiteHistory).where(SiteHistory.site_id == site_id)
-    if before is not None:
-        query = query.where(SiteHistory.id < before)
-    rows = session.scalars(query.order_by(SiteHistory.id.desc()).limit(limit + 1)).all()
-    page = rows[:limit]
-    return [entry_dict(row) for row in page], (page[-1].id if len(rows) > limit else None)
+    page, after = newest_first(session, query, SiteHistory.id, limit, cursor)
+    return [entry_dict(row) for row in page], after
 
 
 def entry_dict(row: SiteHistory) -> dict[str, Any]:
@@ -162,13 +159,13 @@ def entry_dict(row: SiteHistory) -> dict[str, Any]:
 
 
 def site_history(session: Session, host: str, *, limit: int = 50,
-                 before: int | None = None) -> dict[str, Any] | None:
+                 cursor: str | None = None) -> dict[str, Any] | None:
     """GET /sites/{host}/history: the site as users name it, its entries newest first and
     the cursor of the next page (the last entry's id; None on the last page). None if the
     store does not know the site."""
     site = find_site(session, host)
     if site is None:
         return None
-    items, after = list_history(session, site.id, limit=limit, before=before)
+    items, after = list_history(session, site.id, limit=limit, cursor=cursor)
     return {"host": site.host, "removed_at": iso(site.removed_at), "version": site.version,
-            "items": items, "next_cursor": None if after is None else str(after)}
+            "items": items, "next_cursor": after}

@@ -27,10 +27,11 @@ from sqlalchemy import exists, func, literal, select, tuple_
 from sqlalchemy.orm import Session, defer
 
 from registry.db.tables import SITE_CHANGE_ORDER, ActionRow, CrawlRun, Document, FlowRow, Site
+from registry.model.bounds import MAX_PAGE
 from registry.model.urls import site_of
 from registry.placement import origin_of
+from registry.store.keyset import BadCursor
 
-MAX_LIMIT = 500
 MAX_CURSOR = 600  # characters of a token: a host (<= 255) and a time, base64url
 RECENT_RUNS = 50  # how many of the latest crawl runs a site's "last crawl" is looked for in
 _updated = SITE_CHANGE_ORDER
@@ -39,10 +40,6 @@ _updated = SITE_CHANGE_ORDER
 # What a listed site shows: not its crawl memory (crawl_state holds robots.txt, up to 512 KiB).
 _LISTED = (Site.id, Site.host, Site.origin, Site.name, Site.description, Site.version,
            Site.changed_at)
-
-
-class BadCursor(ValueError):
-    """A cursor this registry did not hand out (or one from an older version of it)."""
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -85,7 +82,7 @@ def list_sites(session: Session, *, limit: int = 100, cursor: str | None = None,
     is the last). ``format``: only sites with a document in that format; ``has_actions``:
     only sites with (True) or without (False) actions; ``updated_since``: only sites changed
     at or after that time. BadCursor for a cursor not made here."""
-    limit = max(1, min(limit, MAX_LIMIT))
+    limit = max(1, min(limit, MAX_PAGE))
     query = select(*_LISTED, _updated.label("updated_at"))
     if cursor:
         moment, host = decode_cursor(cursor)

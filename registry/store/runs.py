@@ -10,16 +10,16 @@ from sqlalchemy.orm import Session
 
 from registry.db.tables import CrawlRun
 from registry.model.statuses import RUN_STATUSES
+from registry.store.keyset import newest_first
 from registry.store.listing import iso
 
-MAX_RUNS = 500  # runs per page at most
 # The figures a run records when it ends (crawler.run.CrawlSummary.totals), in this order.
 FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused",
            "seconds")
 
 
 class BadRunQuery(ValueError):
-    """A status or cursor that names nothing a run can have."""
+    """A status that names nothing a run can have."""
 
 
 def run_record(run: CrawlRun) -> dict[str, Any]:
@@ -36,21 +36,15 @@ def run_record(run: CrawlRun) -> dict[str, Any]:
 
 def list_runs(session: Session, limit: int = 50, cursor: str | None = None,
               status: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-    """(runs newest first, the cursor of the next page or None on the last)."""
+    """(runs newest first, the cursor of the next page or None on the last); BadCursor
+    (registry.store.keyset) for a cursor not handed out."""
     if status is not None and status not in RUN_STATUSES:
         raise BadRunQuery(f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
-    if cursor is not None and not cursor.isdigit():
-        raise BadRunQuery("cursor must be a next_cursor an earlier answer gave")
-    limit = max(1, min(limit, MAX_RUNS))
-    query = select(CrawlRun).order_by(CrawlRun.id.desc()).limit(limit + 1)
+    query = select(CrawlRun)
     if status is not None:
         query = query.where(CrawlRun.status == status)
-    if cursor is not None:
-        query = query.where(CrawlRun.id < int(cursor))
-    found = list(session.scalars(query))
-    page = found[:limit]
-    more = len(found) > limit
-    return [run_record(run) for run in page], (str(page[-1].id) if more and page else None)
+    page, after = newest_first(session, query, CrawlRun.id, limit, cursor)
+    return [run_record(run) for run in page], after
 
 
 def get_run(session: Session, run_id: int) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from registry.config import Settings
 from registry.db.tables import Site
+from registry.submissions import queue as submissions
 
 Outcome = Literal["changed", "unchanged", "failed"]
 OUTCOMES: tuple[Outcome, ...] = ("changed", "unchanged", "failed")
@@ -32,6 +33,7 @@ GROWTH = 1.5  # an unchanged crawl's interval factor
 SHRINK = 0.5  # a changed crawl's
 JITTER = 0.1  # the most a host's jitter takes off a delay
 MAX_FAILURE_EXPONENT = 30  # 2**30 minimums is past any cap; keeps the arithmetic small
+SUBMISSIONS_READ = 10_000  # queued submissions looked at for chosen hosts (the queue holds 1000)
 
 
 @dataclass(frozen=True)
@@ -110,3 +112,33 @@ def is_due(session: Session, host: str, now: datetime) -> bool:
     found = session.scalar(select(Site.id).where(Site.host == host, Site.next_crawl_at <= now,
                                                  not_removed()))
     return found is not None
+
+
+# What is due, decided here once: `actiondex crawl --due` (actiondex.due) and the scheduler
+# and its workers (actiondex.jobs) all ask these two.
+def due_work(session: Session, now: datetime, limit: int,
+             only: list[str] | None = None) -> list[tuple[str, str | None]]:
+    """What to crawl at ``now``, in order, at most ``limit``: (host, submitted URL) for each
+    queued submission, oldest first (a submitted site may not be stored yet: its URL is what
+    to crawl), then (host, None) for each stored site that is due, most overdue first; with
+    ``only`` (hosts), just those of them."""
+    wanted = None if only is None else set(only)
+    read = limit if wanted is None else SUBMISSIONS_READ
+    work: dict[str, str | None] = {}
+    for host, url in submissions.pending(session, read):
+        if wanted is None or host in wanted:
+            work.setdefault(host, url)
+    if only is None:
+        hosts = due_hosts(session, now, limit + len(work))
+    else:
+        hosts = [host for host in dict.fromkeys(only) if is_due(session, host, now)]
+    for host in hosts:
+        work.setdefault(host, None)
+    return list(work.items())[:limit]
+
+
+def should_crawl(session: Session, host: str, now: datetime) -> bool:
+    """Whether ``host`` is due for a crawl at ``now``: a submission waits for it, or the
+    schedule says so (a job asks again before it crawls: the scheduler may have enqueued the
+    host again while an earlier job ran, and that one made it not due)."""
+    return submissions.is_queued(session, host) or is_due(session, host, now)

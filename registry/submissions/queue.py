@@ -66,6 +66,12 @@ def open_submission(session: Session, host: str) -> Submission | None:
                                                     Submission.status.in_(OPEN))).first()
 
 
+def is_queued(session: Session, host: str) -> bool:
+    """Whether ``host`` has a submission waiting for its crawl."""
+    found = open_submission(session, host)
+    return found is not None and found.status == "queued"
+
+
 def get_submission(session: Session, ident: str) -> Submission | None:
     return session.get(Submission, ident)
 

@@ -60,9 +60,9 @@ def test_a_database_away_is_a_tool_error(tmp_path: Path) -> None:
     async def body() -> None:
         backing = Away(ActionIndex.open(tmp_path / "index"), engine, anyio.CapacityLimiter(1))
         async with Client(build_server(lambda: backing)) as client:
-            for tool, arguments in [("get_action", {"id": "a1"}),
+            for tool, arguments in [("get_action", {"id": "a1" * 12}),
                                     ("get_site", {"host": "shop.example"}),
-                                    ("prepare_call", {"action_id": "a1"})]:
+                                    ("prepare_call", {"action_id": "a1" * 12})]:
                 result = await client.call_tool(tool, arguments)
                 assert result.is_error, tool
                 assert "database is unavailable" in result.content[0].text  # type: ignore[union-attr]

@@ -58,14 +58,16 @@ def test_a_flow_with_its_steps_resolved(live_store: Live) -> None:
 
 
 def test_unknown_ids_and_hosts_are_404_in_the_error_shape(live_store: Live) -> None:
-    for path in ("/actions/0123456789abcdef01234567", "/flows/nope", "/sites/nowhere.example",
-                 "/sites/nowhere.example/manifest", "/actions/0123/prepare"):
+    unknown = "0123456789abcdef01234567"
+    for path in (f"/actions/{unknown}", f"/flows/{unknown}", "/sites/nowhere.example",
+                 "/sites/nowhere.example/manifest", f"/actions/{unknown}/prepare"):
         response = (live_store.client.post(path, json={"input": {}}) if path.endswith(
             "prepare") else live_store.client.get(path))
         assert response.status_code == 404, path
         assert error(response)["code"] == "not-found"
-    too_long = live_store.client.get("/actions/" + "a" * 65)
-    assert too_long.status_code == 422 and error(too_long)["field"] == "id"
+    for no_id in ("a" * 25, "nope", unknown.upper()):  # an id is 24 hex digits
+        refused = live_store.client.get(f"/actions/{no_id}")
+        assert refused.status_code == 422 and error(refused)["field"] == "id", no_id
 
 
 def test_a_site_as_users_type_it(live_store: Live) -> None:
@@ -166,12 +168,13 @@ def test_the_store_away_is_503(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, rate_limit=0,
                         database_url="postgresql://nobody@127.0.0.1:9/nothing")
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        for path in ("/sites", "/stats", "/actions/abc", "/sites/x.example"):
+        for path in ("/sites", "/stats", f"/actions/{'ab' * 12}", "/sites/x.example"):
             response = client.get(path)
             assert response.status_code == 503, path
             assert error(response)["code"] == "store-unavailable"
             assert response.headers["retry-after"] == "5"
-        assert client.post("/actions/abc/prepare", json={"input": {}}).status_code == 503
+        assert client.post(f"/actions/{'ab' * 12}/prepare",
+                           json={"input": {}}).status_code == 503
 
 
 def test_a_change_between_pages_reaches_a_mirror_once(live_store: Live) -> None:

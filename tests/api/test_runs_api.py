@@ -104,8 +104,9 @@ def test_one_run_and_its_404(api: tuple[TestClient, list[int]]) -> None:
                               "field": "run_id"}
 
 
-@pytest.mark.parametrize("path", ["/runs?status=lost", "/runs?cursor=abc", "/runs?limit=0",
-                                  "/runs/abc", "/runs/0"])
+@pytest.mark.parametrize("path", ["/runs?status=lost", "/runs?cursor=abc", "/runs?cursor=0",
+                                  f"/runs?cursor={'9' * 11}",
+                                  "/runs?limit=0", "/runs/abc", "/runs/0", f"/runs/{2**31}"])
 def test_bad_parameters_are_422_in_the_error_shape(api: tuple[TestClient, list[int]],
                                                     path: str) -> None:
     response = api[0].get(path)

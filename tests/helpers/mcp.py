@@ -158,8 +158,8 @@ async def check_lookups(client: Client) -> None:
         "action_id": ids["find_paper"], "input": {"q": 5}})).endswith(
         "invalid-input: $.q: 5 is not of type 'string'")
     assert "is a flow" in await tool_error(client, "prepare_call", {"action_id": ids["buy_paper"]})
-    assert "no action or flow has the id 'nope'" in await tool_error(
-        client, "get_action", {"id": "nope"})
+    assert "no action or flow has the id '0123456789abcdef01234567'" in await tool_error(
+        client, "get_action", {"id": "0123456789abcdef01234567"})
     assert "knows no site 'nowhere.example'" in await tool_error(
         client, "get_site", {"host": "nowhere.example"})
-    assert "at most 100 characters" in await tool_error(client, "get_action", {"id": "x" * 101})
+    assert "at most 24 characters" in await tool_error(client, "get_action", {"id": "x" * 25})

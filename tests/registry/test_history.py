@@ -149,8 +149,8 @@ def test_history_pages_newest_first(session: Session) -> None:
     site_id = session.scalars(select(Site.id)).one()
     first, before = list_history(session, site_id, limit=2)
     assert [e["version"] for e in first] == [5, 4] and before is not None
-    second, before = list_history(session, site_id, limit=2, before=before)
-    third, end = list_history(session, site_id, limit=2, before=before)
+    second, before = list_history(session, site_id, limit=2, cursor=before)
+    third, end = list_history(session, site_id, limit=2, cursor=before)
     assert [e["version"] for e in second + third] == [3, 2, 1] and end is None
     assert first[0]["added"] == ["a4"] and first[0]["at"].endswith("+00:00")
 

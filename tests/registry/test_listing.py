@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
-from registry.store.listing import BadCursor, cursor_after, list_sites
+from registry.store.keyset import BadCursor
+from registry.store.listing import cursor_after, list_sites
 from tests.helpers.stores import add_site, promote_manifest
 
 T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site

@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
+from registry.model.bounds import HOST_PATTERN
 from registry.search import MAX_LIMIT, FindQuery
 from registry.search.contract import (
-    HOST_PATTERN,
     MAX_QUERY_CHARS,
     QUERY_PATTERN,
     TOKEN_PATTERN,
