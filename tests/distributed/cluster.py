@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-from harness import procs
+from harness.procs import env_for as actiondex_env
 from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import CrawlRun, Site
@@ -25,7 +25,7 @@ def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
     """Short intervals for a test: enqueue and look for stalled jobs every 2 s, a worker is
     dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
     workers' crawls are fast (loopback)."""
-    return procs.env_for(
+    return actiondex_env(
         data_dir, url, ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
         ACTIONDEX_SCHEDULE_INTERVAL="2", ACTIONDEX_STALLED_INTERVAL="2",
         ACTIONDEX_HEARTBEAT_INTERVAL="1", ACTIONDEX_STALLED_AFTER="10",
