@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.crawl_bench [--sites 200] [--max-pages 5] [--delay 0]
 
-Serves N sites in every publishing style (tests/hostile/styles.py) from one loopback server,
+Serves N sites in every publishing style (harness/styles.py) from one loopback server,
 crawls them with `actiondex crawl` (extraction, normalising and storing on, into a fresh SQLite
 store), crawls them again unchanged (conditional GET: 304s and unchanged hashes write
 nothing), then runs `scrapy bench` (Scrapy's own loopback link-following spider, no storing).
@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.hostile.server import LoopbackWeb
-from tests.hostile.styles import STYLES, site
+from harness.procs import AX, env_for
+from harness.styles import STYLES, site
+from harness.web import LoopbackWeb
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,11 +43,11 @@ def crawl(web: LoopbackWeb, data: Path, max_pages: int, delay: float) -> dict[st
     targets = data / "targets.txt"
     targets.write_text("\n".join(web.url(h) for h in web.sites) + "\n")
     flags = [a for e in web.resolve_args() for a in ("--resolve", e)]
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data), "ACTIONDEX_DATABASE_URL": ""}
-    cmd = [sys.executable, "-m", "actiondex", "crawl", "--json", "--file", str(targets),
+    cmd = [*AX, "crawl", "--json", "--file", str(targets),
            "--max-pages", str(max_pages), "--delay", str(delay), *flags]
     started = time.monotonic()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    proc = subprocess.run(cmd, env=env_for(data), capture_output=True, text=True, cwd=ROOT,
+                          timeout=1800)
     seconds = time.monotonic() - started
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-2000:]}")

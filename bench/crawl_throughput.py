@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.crawl_throughput [--sites 40] [--concurrency 2] [--delay 0]
 
-Serves N loopback sites in every publishing style (tests/hostile/styles.py) from one server.
+Serves N loopback sites in every publishing style (harness/styles.py) from one server.
 Each row is a fresh PostgreSQL database (ACTIONDEX_TEST_DATABASE_URL's server): `actiondex
 migrate`, the sites made known, then `actiondex schedule` and K `actiondex worker` processes
 (the docker-compose.yml commands) until every site is crawled. One `actiondex crawl` of all the
@@ -17,7 +17,6 @@ import argparse
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,19 +25,16 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bench.crawl_bench import build_web, scrapy_bench
+from harness.db import engine_for, fresh_pg_database, make_known
+from harness.procs import AX, env_for
+from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import Site
-from tests.distributed.web import make_known
-from tests.helpers.db import engine_for, fresh_pg_database
-from tests.hostile.server import LoopbackWeb
-
-AX = [sys.executable, "-m", "actiondex"]
 
 
-def env_for(url: str, data: Path, web: LoopbackWeb, delay: float) -> dict[str, str]:
-    return {**os.environ, "ACTIONDEX_DATABASE_URL": url, "ACTIONDEX_DATA_DIR": str(data),
-            "ACTIONDEX_RESOLVE": ",".join(web.resolve_args()),
-            "ACTIONDEX_SCHEDULE_INTERVAL": "1", "ACTIONDEX_WORKER_DELAY": f"{delay:g}"}
+def cluster_env(url: str, data: Path, web: LoopbackWeb, delay: float) -> dict[str, str]:
+    return env_for(data, url, ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
+                   ACTIONDEX_SCHEDULE_INTERVAL="1", ACTIONDEX_WORKER_DELAY=f"{delay:g}")
 
 
 def seeded(url: str, data: Path, web: LoopbackWeb, env: dict[str, str]) -> Any:
@@ -60,7 +56,7 @@ def cluster(web: LoopbackWeb, workers: int, concurrency: int, delay: float) -> d
     with tempfile.TemporaryDirectory() as tmp, fresh_pg_database(
             f"actiondex_tp{os.getpid()}") as url:
         data = Path(tmp)
-        env = env_for(url, data, web, delay)
+        env = cluster_env(url, data, web, delay)
         engine = seeded(url, data, web, env)
         procs = [subprocess.Popen([*AX, "schedule"], env=env, stderr=subprocess.DEVNULL)]
         procs += [subprocess.Popen([*AX, "worker", "--concurrency", str(concurrency)], env=env,
@@ -85,7 +81,7 @@ def one_process(web: LoopbackWeb, delay: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, fresh_pg_database(
             f"actiondex_tp{os.getpid()}") as url:
         data = Path(tmp)
-        env = env_for(url, data, web, delay)
+        env = cluster_env(url, data, web, delay)
         seeded(url, data, web, env).dispose()
         targets = [web.url(h)[:-1] for h in web.sites]
         subprocess.run([*AX, "crawl", "--json", "--delay", f"{delay:g}", *targets], env=env,

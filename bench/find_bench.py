@@ -20,8 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.http_load import Load, memory_mb, memory_parts_mb, start_server, wrk
+from bench.http_load import WARM, Load, memory_mb, memory_parts_mb, wrk
 from bench.synthetic import manifests, queries
+from harness.procs import start
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex
@@ -82,13 +83,12 @@ def baseline(texts: list[str], qs: list[str]) -> tuple[float, list[float]]:
 def http(
     settings: Settings, qs: list[str], seconds: int
 ) -> tuple[list[Load], tuple[float, float], dict[str, float]]:
-    server, port = start_server(settings.data_dir, settings.database_url)
+    server = start(settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url)
     try:
-        loads = [wrk(port, qs, c, seconds) for c in (1, 16)]
-        return loads, memory_mb(server.pid), memory_parts_mb(server.pid)
+        loads = [wrk(server.port, qs, c, seconds) for c in (1, 16)]
+        return loads, memory_mb(server.process.pid), memory_parts_mb(server.process.pid)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
 
 
 def corpus_texts(n_actions: int) -> list[str]:

@@ -33,16 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.find_bench import cache_file, stored
-from bench.http_load import Load, start_server, wrk, wrk_command, wrk_load
+from bench.http_load import WARM, Load, wrk, wrk_command, wrk_load
 from bench.replicate import replicated
 from bench.synthetic import manifests, queries
+from harness.freshness import finds
+from harness.procs import start
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate, reading, transaction
 from registry.index import ActionIndex
 from registry.model.schemas import Action, Manifest, RawDocument
 from registry.normalising import NormalisedDocument, SiteUpdate, content_hash
 from registry.store.promotion import promote_site
-from tests.helpers.freshness import finds
 
 MODES = {
     "watermark": {},
@@ -88,8 +89,9 @@ def lag(settings: Settings, update: SiteUpdate, tag: str, base: str) -> float:
 
 def follow(settings: Settings, mode: str, n_changes: int, seconds: int) -> Row:
     env = MODES[mode]
-    server, port = start_server(settings.data_dir, settings.database_url, **env)
-    base, qs = f"http://127.0.0.1:{port}", queries(200)
+    server = start(settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url,
+                   **env)
+    port, base, qs = server.port, server.base, queries(200)
     sites = list(manifests(20 * n_changes))
     rng, poll_s = random.Random(5), float(env.get("ACTIONDEX_INDEX_POLL_SECONDS", "1"))
     try:
@@ -108,8 +110,7 @@ def follow(settings: Settings, mode: str, n_changes: int, seconds: int) -> Row:
             load.send_signal(signal.SIGINT)
             loaded = wrk_load(load.communicate(timeout=30)[0], LOAD_CONCURRENCY)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
     return Row(mode, lags, idle, loaded)
 
 

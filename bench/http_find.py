@@ -11,67 +11,36 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
-from bench.http_load import free_port
+from harness import procs
 
 READY_TIMEOUT_S = 120
 
 
-@contextmanager
-def serving(data_dir: Path, database_url: str = "") -> Iterator[int]:
-    """``actiondex serve`` over the store in ``data_dir`` on a free loopback port, once
-    /readyz says it can serve; yields the port and stops the server on exit."""
-    port = free_port()
-    # One client asking as fast as it can: the per-client rate limit would answer 429s.
-    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
-               ACTIONDEX_RATE_LIMIT="0")
-    cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with (data_dir / "serve.log").open("ab") as log:
-        server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        _wait_ready(port, server)
-        yield port
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-def _wait_ready(port: int, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"actiondex serve exited with {server.returncode}")
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-        try:
-            connection.request("GET", "/readyz")
-            if connection.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        finally:
-            connection.close()
-        time.sleep(0.2)
-    raise RuntimeError(f"actiondex serve not ready within {READY_TIMEOUT_S} s")
+def serving(data_dir: Path, database_url: str = "") -> AbstractContextManager[str]:
+    """``actiondex serve`` over the store in ``data_dir`` (harness.procs), once /readyz says
+    it can serve; yields its base URL and stops the server on exit."""
+    return procs.serving(data_dir, ready="/readyz", seconds=READY_TIMEOUT_S,
+                         ACTIONDEX_DATABASE_URL=database_url)
 
 
 @dataclass
 class Finder:
-    """Asks GET /find on ``port``; keeps the times and the refusals of every request."""
-    port: int
+    """Asks GET /find of the server at ``base``; keeps the times and the refusals of every
+    request."""
+    base: str
     times_ms: list[float] = field(default_factory=list)
     refused: int = 0
 
     def __post_init__(self) -> None:
-        self._connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        where = urlsplit(self.base)
+        self._connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port,
+                                                      timeout=60)
         spec = self._get("/openapi.json")[1]
         parameters = spec["paths"]["/find"]["get"]["parameters"]
         self.limits = {p["name"]: p["schema"].get("maximum") for p in parameters}

@@ -6,15 +6,11 @@ wrk cycles through the queries with a small Lua script and stops by itself after
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -39,35 +35,11 @@ class Load:
     p99_ms: float
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(data_dir: Path, database_url: str, **settings: str
-                 ) -> tuple[subprocess.Popen[bytes], int]:
-    """``actiondex serve`` over the store; ``settings``: more ACTIONDEX_ variables."""
-    port = free_port()
-    # wrk is one client asking as fast as it can: the per-client rate limit would measure
-    # itself, so it is off here (docs/RELIABILITY.md 32: tests/api/test_ratelimit.py).
-    env = dict(os.environ, ACTIONDEX_DATA_DIR=str(data_dir), ACTIONDEX_DATABASE_URL=database_url,
-               ACTIONDEX_RATE_LIMIT="0", **settings)
-    cmd = [sys.executable, "-m", "actiondex", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    # The access log stays on, as users run it, written to a file beside the store rather
-    # than into the table (a line per request).
-    log = (data_dir / "serve.log").open("ab")
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    log.close()  # the server holds its own descriptor
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/find?q=warm", timeout=1).read()
-            return server, port
-        except OSError:
-            time.sleep(0.2)
-    server.kill()
-    raise RuntimeError("the API server did not answer within 60 s")
+# The server a bench measures is harness.procs.start's `actiondex serve`, as users run it:
+# the access log on (to a file beside the store, not into the table), the per-client rate
+# limit off (wrk is one client asking as fast as it can: the limit would measure itself;
+# docs/RELIABILITY.md 32: tests/api/test_ratelimit.py), ready once a search answers.
+WARM = "/find?q=warm"
 
 
 def _processes(pid: int) -> list[int]:

@@ -24,8 +24,9 @@ import httpx2 as httpx
 from mcp import Client
 
 from bench.find_bench import cache_file, percentiles, stored
-from bench.http_load import start_server
+from bench.http_load import WARM
 from bench.synthetic import queries
+from harness.procs import start
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
 from registry.index import ActionIndex
@@ -87,12 +88,12 @@ def main() -> None:
         with transaction(make_engine(settings)) as session:
             ActionIndex.rebuild(settings.index_path, session)
         os.environ["ACTIONDEX_ACCESS_LOG"] = "false"  # the server inherits it: a quiet table
-        server, port = start_server(settings.data_dir, settings.database_url)
+        server = start(settings.data_dir, ready=WARM,
+                       ACTIONDEX_DATABASE_URL=settings.database_url)
         try:
-            rows = anyio.run(measure, f"http://127.0.0.1:{port}", queries(args.queries))
+            rows = anyio.run(measure, server.base, queries(args.queries))
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            server.stop()
     print(f"{args.actions:,} actions, {args.queries} queries one at a time (ms)")
     print(f"{'way':<42}{'p50':>8}{'p99':>8}")
     for name, (p50, p99) in rows.items():

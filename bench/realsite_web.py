@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from tests.hostile.certs import issue, make_ca, server_context
+from harness.certs import issue, make_ca, server_context
 
 STORE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "openai-plugin-store"
 ROBOTS = b"User-agent: *\nAllow: /\n"

@@ -25,10 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -44,6 +42,7 @@ from bench.http_find import Finder, serving
 from bench.realsite_requests import REQUESTS, hand_written, metatool_sets
 from bench.realsite_web import STORE, Plugin, RealWeb, load_plugins
 from bench.relevance import sampled, tokens
+from harness.procs import AX, env_for
 
 K = 10
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,9 +55,8 @@ def crawl(web: RealWeb, data: Path, hosts: list[str]) -> dict[str, Any]:
     targets = data / "targets.txt"
     targets.write_text("".join(f"https://{host}/\n" for host in hosts))
     flags = [a for entry in web.resolve_args() for a in ("--resolve", entry)]
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data), "ACTIONDEX_DATABASE_URL": "",
-           "SSL_CERT_FILE": str(web.ca_file)}
-    cmd = [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0",
+    env = env_for(data, SSL_CERT_FILE=str(web.ca_file))
+    cmd = [*AX, "crawl", "--json", "--delay", "0",
            "--file", str(targets), *flags]
     started = time.monotonic()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT,
@@ -168,8 +166,8 @@ def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path,
               f"{summary['actions']} actions, {with_actions} sites with actions, "
               f"{summary['wall']:.0f} s")
     baseline = bm25_sites(plugins)
-    with serving(data) as port:
-        finder = Finder(port)
+    with serving(data) as base:
+        finder = Finder(base)
         print(f"/find: {finder.mode}")
         for title, queries in sets:
             if queries:

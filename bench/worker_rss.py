@@ -26,10 +26,9 @@ from typing import Any
 from actiondex.jobs import tasks
 from actiondex.jobs.app import CRAWL_QUEUE, make_app
 from actiondex.jobs.schema import ensure_schema
+from harness.db import fresh_pg_database, make_known
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate, transaction
-from tests.distributed.web import make_known
-from tests.helpers.db import fresh_pg_database
 
 ROOT = Path(__file__).resolve().parent.parent
 

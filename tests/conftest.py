@@ -1,6 +1,6 @@
 """Shared fixtures: migrated databases (SQLite and a real PostgreSQL), one rollback per test.
 
-The PostgreSQL databases come from tests.helpers.db (ACTIONDEX_TEST_DATABASE_URL). If no
+The PostgreSQL databases come from harness.db (ACTIONDEX_TEST_DATABASE_URL). If no
 PostgreSQL can be reached, the PG tests fail loudly: `make test` starts the machine's server
 before pytest.
 """
@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from harness.db import BACKENDS, engine_for, fresh_pg_database
 from registry.db.engine import migrate
-from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 
 # Markers for the test tiers (make test-fast): tests/tiers.py.
 pytest_plugins = ["tests.tiers"]

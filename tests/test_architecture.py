@@ -3,7 +3,8 @@
 registry is the core (imports no crawler, api or actiondex); crawler and api are adapters
 around it and never import each other; actiondex is the composition root and runs Scrapy only
 through crawler/, so it imports no scrapy or twisted; inside registry, search reads the index
-and the index never reads search. Every import counts, also one inside a function. And no
+and the index never reads search; bench imports no tests module, and harness (what both
+share) imports neither. Every import counts, also one inside a function. And no
 module of the project (bench/ included) imports, through any chain, a module that imports it.
 """
 
@@ -27,6 +28,9 @@ FORBIDDEN = {
     "crawler": {"api", "actiondex", "fastapi", "starlette"},
     "actiondex": {"scrapy", "twisted"},
     "migrations": {"crawler", "api", "actiondex", "scrapy", "twisted", "fastapi"},
+    # What tests and benches share lives in harness/, which neither may be imported by.
+    "bench": {"tests"},
+    "harness": {"tests", "bench"},
 }
 
 
@@ -89,7 +93,7 @@ def test_test_modules_import_no_other_test_module() -> None:
 
 
 # The project's packages whose modules must form no circle of imports.
-PACKAGES = ("registry", "crawler", "api", "actiondex", "migrations", "bench")
+PACKAGES = ("registry", "crawler", "api", "actiondex", "migrations", "bench", "harness")
 
 
 def module_name(path: Path) -> str:

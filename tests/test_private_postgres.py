@@ -17,18 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.procs import free_port
 from tests.helpers.paths import ROOT
 
 TOOLS = ("bash", "env", "dirname", "ls", "seq", "sleep", "cat", "runuser", "useradd", "uname")
 PROBE = ("import os, psycopg; url = os.environ['ACTIONDEX_TEST_DATABASE_URL']; "
          "print('URL', url); "
          "print('VERSION', psycopg.connect(url).execute('show server_version').fetchone()[0])")
-
-
-def _dead_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_a_machine_without_postgresql_gets_a_private_one_from_the_wheel(tmp_path: Path) -> None:
@@ -43,7 +38,7 @@ def test_a_machine_without_postgresql_gets_a_private_one_from_the_wheel(tmp_path
     (tmp_path / "no-postgresql").mkdir()
     env = {**os.environ, "PATH": str(bin_dir),
            "ACTIONDEX_PG_SEARCH": str(tmp_path / "no-postgresql"),
-           "ACTIONDEX_TEST_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{_dead_port()}/test"}
+           "ACTIONDEX_TEST_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{free_port()}/test"}
     proc = subprocess.run([str(ROOT / "scripts" / "test-postgres"), sys.executable,
                            sys.executable, "-c", PROBE], env=env, capture_output=True,
                           text=True, timeout=180, cwd=tmp_path)
@@ -59,7 +54,7 @@ def test_a_machine_without_postgresql_gets_a_private_one_from_the_wheel(tmp_path
 
 def test_the_command_s_failure_is_the_script_s(tmp_path: Path) -> None:
     env = {**os.environ,
-           "ACTIONDEX_TEST_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{_dead_port()}/test"}
+           "ACTIONDEX_TEST_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{free_port()}/test"}
     proc = subprocess.run([str(ROOT / "scripts" / "test-postgres"), sys.executable,
                            sys.executable, "-c", "raise SystemExit(3)"], env=env,
                           capture_output=True, text=True, timeout=180)

@@ -7,7 +7,7 @@ import re
 
 from tests.helpers.paths import ROOT
 
-PACKAGES = ("actiondex", "registry", "crawler", "api", "migrations", "bench")
+PACKAGES = ("actiondex", "registry", "crawler", "api", "migrations", "bench", "harness")
 
 
 def _layout() -> str:

@@ -68,7 +68,7 @@ PROCESS_TESTS = {
 }
 SLOW_TESTS: set[str] = set()
 BROWSER_FIXTURES = {"browser", "page"}
-# Fixtures that start `actiondex serve` (tests/helpers/live.py serving).
+# Fixtures that start `actiondex serve` (harness.procs serving).
 PROCESS_FIXTURES = {"live"}
 PG_FIXTURES = {"pg_database", "empty_pg_url"}
 PROCESS_EVENTS = {"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",

@@ -5,7 +5,6 @@ environment. Crawls run in subprocesses against loopback servers."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,12 +16,13 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
+from harness.procs import env_for, free_port
+from harness.styles import agent_actions
+from harness.web import LoopbackWeb, Reply, Site, json_reply
 from registry.db.tables import CrawlRun
 from registry.db.tables import Site as SiteRow
 from tests.helpers.paths import ROOT
 from tests.hostile.dbproxy import CuttableProxy
-from tests.hostile.server import LoopbackWeb, Reply, Site, free_port, json_reply
-from tests.hostile.styles import agent_actions
 
 pytestmark = pytest.mark.timeout(300)
 MANIFEST = "/.well-known/agent-actions.json"
@@ -30,10 +30,8 @@ MANIFEST = "/.well-known/agent-actions.json"
 
 def run(data_dir: Path, *args: str, module: str = "actiondex",
         **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
-               **env}
-    environ.pop("ACTIONDEX_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", module, *args], env=environ, text=True,
+    return subprocess.run([sys.executable, "-m", module, *args], env=env_for(data_dir, **env),
+                          text=True,
                           capture_output=True, timeout=240, cwd=ROOT)
 
 

@@ -8,7 +8,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.helpers.live import ingest_shops, serving
+from harness.procs import serving
+from tests.helpers.live import ingest_shops
 
 
 def _status(url: str) -> int:

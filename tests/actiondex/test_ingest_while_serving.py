@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from tests.helpers.db import BACKENDS
-from tests.helpers.freshness import finds, wait_found
-from tests.helpers.live import env_for, ingest_shops, serving
-from tests.hostile.server import LoopbackWeb, Site, json_reply
+from harness.db import BACKENDS
+from harness.freshness import finds, wait_found
+from harness.procs import AX, env_for, serving
+from harness.web import LoopbackWeb, Site, json_reply
+from tests.helpers.live import ingest_shops
 
 GOAL_S = 5.0  # store -> searchable through serve's follower (tests/actiondex/test_living_index)
 WAIT_S = 1.0  # how long each ingest waits for the lock, so the held rounds stay short
@@ -58,7 +59,7 @@ def manifest(folder: Path, host: str, word: str) -> Path:
 
 def ingest(data_dir: Path, db_url: str, folder: Path, wait_s: float) -> subprocess.Popen[str]:
     env = env_for(data_dir, db_url, ACTIONDEX_INDEX_WAIT_SECONDS=str(wait_s))
-    return subprocess.Popen([sys.executable, "-m", "actiondex", "ingest", "--json", str(folder)],
+    return subprocess.Popen([*AX, "ingest", "--json", str(folder)],
                             env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

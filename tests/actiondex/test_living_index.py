@@ -16,12 +16,12 @@ import pytest
 import tantivy
 from sqlalchemy import Engine, make_url, text
 
+from harness.db import BACKENDS, PG_URL
+from harness.freshness import finds, promote, wait_found
+from harness.procs import serving
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate
 from tests.helpers.cli import run
-from tests.helpers.db import BACKENDS, PG_URL
-from tests.helpers.freshness import finds, promote, wait_found
-from tests.helpers.live import serving
 
 GOAL_S = 5.0  # the bound on the store -> searchable lag (its p50 goal is 2 s)
 pytestmark = pytest.mark.timeout(180)

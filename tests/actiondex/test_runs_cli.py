@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from harness.db import engine_for
 from registry.db.engine import migrate, transaction
 from registry.store.crawl_state import finish_run, start_run
 from tests.helpers.cli import one_line_error, run
-from tests.helpers.db import engine_for
 
 
 def _store_runs(db_url: str, data_dir: Path) -> list[int]:

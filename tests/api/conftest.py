@@ -13,10 +13,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from api.app import create_app
+from harness.db import BACKENDS, engine_for, fresh_pg_database
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
-from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 from tests.helpers.stores import shop_and_news, store_fixture
 
 # The sites of the store: one agent-actions shop with a flow, OpenAPI, Schema.org pages,

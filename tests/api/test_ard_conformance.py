@@ -16,9 +16,9 @@ from urllib.parse import quote
 
 import pytest
 
+from harness.procs import serving
 from tests.helpers.ard import CATALOGS, SITES, SPEC, spec_validator
 from tests.helpers.cli import run
-from tests.helpers.live import serving
 from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.timeout(300)

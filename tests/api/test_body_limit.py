@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.live import ingest_shops, serving
+from harness.procs import serving
+from tests.helpers.live import ingest_shops
 
 pytestmark = pytest.mark.timeout(300)
 CHUNK = b"x" * 65536

@@ -17,13 +17,13 @@ from sqlalchemy import func, select
 from actiondex.submitting import target_check
 from api.app import create_app
 from api.csrf import own_origin
+from harness.db import engine_for
+from harness.procs import serving
+from harness.web import LoopbackWeb, Site, html_reply
 from registry.config import Settings
 from registry.db.engine import migrate, reading
 from registry.db.tables import Submission
-from tests.helpers.db import engine_for
-from tests.helpers.live import serving
 from tests.helpers.paths import FIXTURES
-from tests.hostile.server import LoopbackWeb, Site, html_reply
 
 pytestmark = pytest.mark.timeout(180)
 FOREIGN = {"Origin": "https://evil.example"}

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from harness.procs import serving
 from registry.index.text import MAX_TERMS
 from registry.search.contract import MAX_QUERY_CHARS
 from tests.helpers.api import LONG_REQUEST
-from tests.helpers.live import ingest_shops, serving
+from tests.helpers.live import ingest_shops
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -15,8 +15,9 @@ import anyio
 import pytest
 from mcp import Client
 
+from harness.procs import serving
 from tests.helpers import mcp as checks
-from tests.helpers.live import ingest_shops, serving
+from tests.helpers.live import ingest_shops
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -14,10 +14,11 @@ import anyio
 import pytest
 from mcp import Client
 
+from harness.db import fresh_pg_database
+from harness.procs import env_for
 from tests.helpers import mcp as checks
 from tests.helpers.cli import run
-from tests.helpers.db import fresh_pg_database
-from tests.helpers.live import env_for, ingest_shops, stdio_server
+from tests.helpers.live import ingest_shops, stdio_server
 from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.timeout(180)

@@ -12,11 +12,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from api.app import create_app
+from harness.db import engine_for
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from registry.store.crawl_state import finish_run, start_run
-from tests.helpers.db import engine_for
 from tests.helpers.stores import shop_and_news
 
 

@@ -22,8 +22,9 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.csrf import DOCUMENTS
+from harness.procs import serving
 from registry.config import Settings
-from tests.helpers.live import ingest_shops, serving
+from tests.helpers.live import ingest_shops
 from tests.helpers.paths import ROOT
 
 SNAPSHOT = Path(__file__).with_name("openapi.json")

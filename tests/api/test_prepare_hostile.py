@@ -22,11 +22,11 @@ from sqlalchemy import Engine, create_engine
 
 from api.app import create_app
 from api.mcp.server import build_server
+from harness.db import BACKENDS, engine_for, fresh_pg_database
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from registry.model.schemas import stable_id
-from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 from tests.helpers.hostile_refs import (
     FILE_SECRET,
     SECRET,

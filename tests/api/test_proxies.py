@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from harness.procs import serving
 from registry.config import Settings
-from tests.helpers.live import serving
 
 pytestmark = pytest.mark.timeout(180)
 _spoofed = count(1)

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -16,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from api.ratelimit import MAX_CLIENTS, RateLimit
-from tests.hostile.server import free_port
+from harness.procs import start
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -54,19 +51,9 @@ def _get(port: int, source: str, path: str) -> tuple[int, dict[str, str]]:
 
 
 def test_an_abusive_client_is_limited_and_the_others_are_not(tmp_path: Path) -> None:
-    port = free_port()
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(tmp_path), "ACTIONDEX_DATABASE_URL": "",
-           "ACTIONDEX_RATE_LIMIT": "20", "ACTIONDEX_RATE_BURST": "40"}
-    server = subprocess.Popen([sys.executable, "-m", "actiondex", "serve", "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = start(tmp_path, ACTIONDEX_RATE_LIMIT="20", ACTIONDEX_RATE_BURST="40")
+    port = server.port
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                _get(port, "127.0.0.1", "/healthz")
-                break
-            except OSError:
-                time.sleep(0.1)
         abuse: list[tuple[int, dict[str, str]]] = []
         normal: list[int] = []
 
@@ -89,8 +76,7 @@ def test_an_abusive_client_is_limited_and_the_others_are_not(tmp_path: Path) -> 
         for thread in threads:
             thread.join(timeout=60)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
 
     statuses = [status for status, _ in abuse]
     assert statuses[:40] == [200] * 40  # the burst

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from harness.db import BACKENDS, engine_for, fresh_pg_database
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
 from registry.db.tables import CrawlRun
@@ -20,7 +21,6 @@ from registry.index import ActionIndex
 from registry.store.crawl_state import finish_run, start_run, sweep_abandoned_runs
 from registry.store.rows import utcnow
 from tests.helpers.api import error
-from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 
 FIGURES = {"sites": 2, "documents": 3, "actions": 7, "flows": 1, "errors": 1, "requests": 12,
            "refused": 0, "seconds": 1.5, "changed_sites": ["a.example"], "replayed": [],

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -20,12 +19,13 @@ from sqlalchemy import Engine, func, select
 
 from actiondex.submitting import target_check
 from api.app import create_app
+from harness.db import BACKENDS, engine_for, fresh_pg_database
+from harness.procs import AX, env_for
+from harness.styles import agent_actions
+from harness.web import LoopbackWeb, Reply, Site, json_reply
 from registry.config import Settings
 from registry.db.engine import migrate, reading
 from registry.db.tables import Submission
-from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
-from tests.hostile.server import LoopbackWeb, Reply, Site, json_reply
-from tests.hostile.styles import agent_actions
 
 pytestmark = pytest.mark.timeout(300)
 MANIFEST = "/.well-known/agent-actions.json"
@@ -60,11 +60,9 @@ class Store:
 
     def crawl(self, *hosts: str) -> subprocess.Popen[str]:
         flags = [a for e in self.web.resolve_args() for a in ("--resolve", e)]
-        env = {**os.environ, "ACTIONDEX_DATA_DIR": str(self.data),
-               "ACTIONDEX_DATABASE_URL": self.url}
         return subprocess.Popen(
-            [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0", *flags,
-             *(self.web.url(h) for h in hosts)], env=env, text=True,
+            [*AX, "crawl", "--json", "--delay", "0", *flags,
+             *(self.web.url(h) for h in hosts)], env=env_for(self.data, self.url), text=True,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def count(self) -> int:

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from api.routes.validate import Slots, client_key
-from tests.helpers.live import serving
-from tests.hostile.server import LoopbackWeb, Reply, Site
+from harness.procs import serving
+from harness.web import LoopbackWeb, Reply, Site
 
 pytestmark = pytest.mark.timeout(240)
 TIMEOUT = 4  # ACTIONDEX_VALIDATE_TIMEOUT for the server under test

@@ -44,8 +44,8 @@ def test_the_real_sites_are_crawled_and_found_over_http(plugins: list, tmp_path:
     # The OpenAPI named on another host was fetched there and read: more than the plugin action.
     assert ("www.kayak.com", "/.well-known/openapi.yaml") in asked, sorted(asked)
     assert actions["kayak.com"] > 1 and actions["opentable.com"] == 1, actions
-    with serving(tmp_path) as port:
-        finder = Finder(port)
+    with serving(tmp_path) as base:
+        finder = Finder(base)
         for plugin in plugins:  # each site is in the served index, under its real name
             found = finder.results(plugin.manifest["name_for_human"], 10, site=plugin.host)
             assert {r["site"] for r in found or []} == {plugin.host}, plugin.host

@@ -10,9 +10,7 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +23,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import SITES, DemoWeb
+from harness.procs import AX, env_for, free_port
 from registry.db.tables import ActionRow, FlowRow, Site
 from tests.hostile.canary import Canary
 
@@ -34,8 +33,7 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def cli(data_dir: Path, *args: str, db_url: str = "") -> tuple[list[str], dict[str, str]]:
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url}
-    return [sys.executable, "-m", "actiondex", *args], env
+    return [*AX, *args], env_for(data_dir, db_url)
 
 
 def crawl(data_dir: Path, web: DemoWeb | None, *targets: str, db_url: str = "",
@@ -159,9 +157,7 @@ def test_hostile_redirects_and_sizes(tmp_path: Path) -> None:
         (root / host / "_redirects.json").write_text(json.dumps(redirects))
     (root / "big.test" / WELL_KNOWN.lstrip("/")).write_bytes(b" " * (1024 * 1024 + 10))
     (root / "good.test" / "a.json").write_text('{"actions": []}')
-    with socket.socket() as closed:  # a loopback port where nothing listens
-        closed.bind(("127.0.0.1", 0))
-        dead = closed.getsockname()[1]
+    dead = free_port()  # a loopback port where nothing listens
     with DemoWeb(root=root) as web:
         web.overrides["hop.test"] = {WELL_KNOWN: f"http://good.test:{web.port}/a.json"}
         sites = per_site(crawl(tmp_path / "data", web, *targets(web), f"http://dead.test:{dead}/",

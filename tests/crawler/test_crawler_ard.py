@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
 
 from api.app import create_app
+from harness.web import LoopbackWeb, Site, html_reply, json_reply
 from registry.config import Settings
 from tests.hostile.run import action_names, crawl
-from tests.hostile.server import LoopbackWeb, Site, html_reply, json_reply
 
 pytestmark = pytest.mark.timeout(300)
 WELL_KNOWN, LEGACY = "/.well-known/ard.json", "/.well-known/ai-catalog.json"

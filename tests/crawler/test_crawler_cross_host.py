@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
+from harness.styles import openapi
+from harness.web import LoopbackWeb, Reply, json_reply
+from harness.web import Site as WebSite
 from registry.db.tables import ActionRow, Site
 from tests.hostile.run import crawl
-from tests.hostile.server import LoopbackWeb, Reply, json_reply
-from tests.hostile.server import Site as WebSite
-from tests.hostile.styles import openapi
 
 pytestmark = pytest.mark.timeout(300)
 

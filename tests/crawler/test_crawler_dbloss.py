@@ -17,15 +17,15 @@ from sqlalchemy.engine import make_url
 from crawler.pipelines import StorePipeline
 from crawler.sitestate import SiteResult
 from crawler.spool import Spool
+from harness.styles import agent_actions
+from harness.web import LoopbackWeb, Reply, json_reply
+from harness.web import Site as WebSite
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate, transaction
 from registry.db.tables import ActionRow, Site
 from registry.model.schemas import RawDocument
 from tests.hostile.dbproxy import CuttableProxy
 from tests.hostile.run import crawl
-from tests.hostile.server import LoopbackWeb, Reply, json_reply
-from tests.hostile.server import Site as WebSite
-from tests.hostile.styles import agent_actions
 
 pytestmark = pytest.mark.timeout(300)
 MANIFEST = "/.well-known/agent-actions.json"

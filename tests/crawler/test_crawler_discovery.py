@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from harness.styles import STYLES, jsonld_page, site
+from harness.web import LoopbackWeb, Reply, Site, html_reply
 from tests.hostile.run import action_names, crawl
-from tests.hostile.server import LoopbackWeb, Reply, Site, html_reply
-from tests.hostile.styles import STYLES, jsonld_page, site
 
 pytestmark = pytest.mark.timeout(400)
 SPECS = "specs.test"

@@ -19,11 +19,11 @@ from typing import Any
 import brotli
 import pytest
 
+from harness.styles import agent_actions, jsonld_page
+from harness.web import LoopbackWeb, Reply, Site, html_reply, json_reply
 from tests.helpers.paths import ROOT
 from tests.hostile.canary import Canary
 from tests.hostile.run import action_names, crawl
-from tests.hostile.server import LoopbackWeb, Reply, Site, html_reply, json_reply
-from tests.hostile.styles import agent_actions, jsonld_page
 
 pytestmark = pytest.mark.timeout(300)
 MANIFEST = "/.well-known/agent-actions.json"

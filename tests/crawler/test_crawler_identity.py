@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.certs import issue, make_ca, self_signed, server_context
+from harness.certs import issue, make_ca, self_signed, server_context
+from harness.styles import agent_actions
+from harness.web import LoopbackWeb, Reply, Site, json_reply
 from tests.hostile.run import action_names, crawl
-from tests.hostile.server import LoopbackWeb, Reply, Site, json_reply
-from tests.hostile.styles import agent_actions
 
 pytestmark = pytest.mark.timeout(300)
 GOOD, BAD = "good.tls.test", "selfsigned.tls.test"

@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import create_engine, select, update
 from sqlalchemy.orm import Session
 
+from harness.styles import agent_actions, jsonld_page
+from harness.web import LoopbackWeb, Reply, html_reply, json_reply
+from harness.web import Site as WebSite
 from registry.db.tables import Site, SiteHistory
 from tests.helpers.cli import run
 from tests.hostile.run import action_names, crawl
-from tests.hostile.server import LoopbackWeb, Reply, html_reply, json_reply
-from tests.hostile.server import Site as WebSite
-from tests.hostile.styles import agent_actions, jsonld_page
 
 pytestmark = pytest.mark.timeout(600)
 ALLOW = b"User-agent: *\nAllow: /\n"

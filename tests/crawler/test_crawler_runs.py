@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
 from registry.db.tables import CrawlRun
-from tests.helpers.crawls import actiondex, command, crawl_args, env_for, small_web, store_engine
+from tests.helpers.crawls import actiondex, command, crawl_args, crawl_env, small_web, store_engine
 
 pytestmark = pytest.mark.timeout(300)
 SLOW = 15.0  # seconds the slow site waits before each answer: the crawl is surely mid-way
@@ -36,7 +36,7 @@ def start_slow_crawl(tmp_path: Path, db_url: str, web: DemoWeb, until: str = "st
     """A crawl of slow.test in the background, once its run is recorded `running` (and with
     ``until="fetching"``, once slow.test has been asked for something)."""
     proc = subprocess.Popen(command(*crawl_args(web), f"http://slow.test:{web.port}/"),
-                            env=env_for(tmp_path, db_url), text=True,
+                            env=crawl_env(tmp_path, db_url), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not any(r.status == "running" for r in runs(db_url)) or (

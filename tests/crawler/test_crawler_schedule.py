@@ -4,7 +4,6 @@ and PostgreSQL: each promotion schedules the site in its own transaction."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -16,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import DemoWeb
+from harness.procs import free_port
 from registry.db.tables import Site
 from registry.store.rows import utcnow
 from registry.store.schedule import jitter
@@ -29,12 +29,6 @@ def web(tmp_path: Path) -> Iterator[DemoWeb]:
     """Two small sites on loopback that publish one action each."""
     with small_web(tmp_path / "sites", ("good.test", "other.test")) as served:
         yield served
-
-
-def dead_port() -> int:
-    with socket.socket() as closed:  # a loopback port where nothing listens
-        closed.bind(("127.0.0.1", 0))
-        return int(closed.getsockname()[1])
 
 
 def schedule(db_url: str) -> dict[str, dict[str, Any]]:
@@ -56,7 +50,7 @@ def set_next(db_url: str, host: str, when: datetime) -> None:
 
 def test_a_crawl_schedules_each_site_by_its_outcome(web: DemoWeb, tmp_path: Path,
                                                     empty_db_url: str) -> None:
-    port = dead_port()
+    port = free_port()
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
     before = utcnow()
     proc = actiondex(tmp_path, empty_db_url, *crawl_args(web, f"http://good.test:{web.port}/",

@@ -3,7 +3,6 @@ starts them, their environment for a test, and what their logs and the store say
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,24 +14,23 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
+from harness.procs import env_for as actiondex_env
+from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import CrawlRun, Site
 from tests.distributed.compose import local
-from tests.hostile.server import LoopbackWeb
 
 
 def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
     """Short intervals for a test: enqueue and look for stalled jobs every 2 s, a worker is
     dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
     workers' crawls are fast (loopback)."""
-    env = {**os.environ, "ACTIONDEX_DATABASE_URL": url, "ACTIONDEX_DATA_DIR": str(data_dir),
-           "ACTIONDEX_RESOLVE": ",".join(web.resolve_args()),
-           "ACTIONDEX_SCHEDULE_INTERVAL": "2", "ACTIONDEX_STALLED_INTERVAL": "2",
-           "ACTIONDEX_HEARTBEAT_INTERVAL": "1", "ACTIONDEX_STALLED_AFTER": "10",
-           "ACTIONDEX_CRAWL_HEARTBEAT": "1", "ACTIONDEX_CRAWL_STALE_AFTER": "15",
-           "ACTIONDEX_JOB_TIMEOUT": "120", "ACTIONDEX_WORKER_DELAY": "0.02"}
-    env.pop("ACTIONDEX_DEBUG", None)
-    return env
+    return actiondex_env(
+        data_dir, url, ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
+        ACTIONDEX_SCHEDULE_INTERVAL="2", ACTIONDEX_STALLED_INTERVAL="2",
+        ACTIONDEX_HEARTBEAT_INTERVAL="1", ACTIONDEX_STALLED_AFTER="10",
+        ACTIONDEX_CRAWL_HEARTBEAT="1", ACTIONDEX_CRAWL_STALE_AFTER="15",
+        ACTIONDEX_JOB_TIMEOUT="120", ACTIONDEX_WORKER_DELAY="0.02")
 
 
 @contextmanager

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select, text
 
+from harness.db import engine_for, make_known
+from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import ActionRow, Document, Site
 from tests.distributed.cluster import (
@@ -26,9 +28,7 @@ from tests.distributed.cluster import (
     wait_until,
 )
 from tests.distributed.compose import local
-from tests.distributed.web import make_known, request_times, robots_fetches, shops
-from tests.helpers.db import engine_for
-from tests.hostile.server import LoopbackWeb
+from tests.distributed.web import request_times, robots_fetches, shops
 
 # Each crawl is a child process (~4 CPU-seconds of start-up: Python, Scrapy, the store), so
 # 100 sites cost about 4 minutes of two cores; fewer with ACTIONDEX_TEST_DIST_SITES.

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
+from harness.db import engine_for, make_known
+from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import ActionRow, Document, Site
 from tests.distributed.cluster import (
@@ -32,10 +34,8 @@ from tests.distributed.cluster import (
     wait_until,
 )
 from tests.distributed.compose import local
-from tests.distributed.web import make_known, robots_fetches, shops
-from tests.helpers.db import engine_for
+from tests.distributed.web import robots_fetches, shops
 from tests.helpers.own_pg import OwnPostgres
-from tests.hostile.server import LoopbackWeb
 
 SITES = int(os.environ.get("ACTIONDEX_TEST_OUTAGE_SITES", "12"))
 OUTAGE = float(os.environ.get("ACTIONDEX_TEST_OUTAGE_SECONDS", "90"))

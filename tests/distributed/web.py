@@ -1,14 +1,12 @@
-"""A loopback web of N small shops, one server answering by Host header (tests.hostile.server),
+"""A loopback web of N small shops, one server answering by Host header (harness.web),
 and the request log turned into what the distributed tests assert: robots.txt fetches per host
 and the time spans in which each host was being crawled."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from registry.store.rows import get_or_create_site, utcnow
-from tests.hostile.server import LoopbackWeb, Reply, Site, html_reply
+from harness.web import LoopbackWeb, Reply, Site, html_reply
 
 PAGE = """<!doctype html><html><head><title>{name}</title>
 <script type="application/ld+json">{data}</script></head><body><h1>{name}</h1></body></html>"""
@@ -51,12 +49,3 @@ def request_times(web: LoopbackWeb) -> dict[str, list[float]]:
         times.setdefault(host, []).append(float(headers["_at"]))
     return {host: sorted(ts) for host, ts in times.items()}
 
-
-def make_known(session: Any, origins: dict[str, str]) -> None:
-    """Sites the registry knows and has never crawled (host -> origin), due now: as a
-    submission or an operator would leave them."""
-    now = utcnow()
-    for host, origin in origins.items():
-        site = get_or_create_site(session, host, origin, now)
-        if hasattr(site, "next_crawl_at"):  # the recrawl schedule (registry.store.schedule)
-            site.next_crawl_at = now

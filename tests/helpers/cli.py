@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from harness.procs import AX, env_for
 
 
 def run(data_dir: Path, *args: str, db_url: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url}
-    env.pop("ACTIONDEX_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "actiondex", *args], env=env, text=True,
+    return subprocess.run([*AX, *args], env=env_for(data_dir, db_url), text=True,
                           capture_output=True, timeout=120)
 
 

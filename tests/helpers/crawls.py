@@ -3,14 +3,13 @@ test can tell from the defaults, and a look at the store they wrote."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine
 
 from actiondex.demo.web import DemoWeb
+from harness.procs import AX, env_for
 
 CRAWL_TIMEOUT = 120
 RECRAWL = {"ACTIONDEX_RECRAWL_MIN": "600", "ACTIONDEX_RECRAWL_INITIAL": "7200",
@@ -29,20 +28,17 @@ def small_web(root: Path, hosts: tuple[str, ...], delays: dict[str, float] | Non
     return DemoWeb(root=root, delays=delays)
 
 
-def env_for(data_dir: Path, db_url: str) -> dict[str, str]:
-    env = {**os.environ, **RECRAWL, "ACTIONDEX_DATA_DIR": str(data_dir),
-           "ACTIONDEX_DATABASE_URL": db_url}
-    env.pop("ACTIONDEX_DEBUG", None)
-    return env
+def crawl_env(data_dir: Path, db_url: str) -> dict[str, str]:
+    return env_for(data_dir, db_url, **RECRAWL)
 
 
 def command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "actiondex", *args]
+    return [*AX, *args]
 
 
 def actiondex(data_dir: Path, db_url: str, *args: str, timeout: float = CRAWL_TIMEOUT
               ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command(*args), env=env_for(data_dir, db_url), text=True,
+    return subprocess.run(command(*args), env=crawl_env(data_dir, db_url), text=True,
                           capture_output=True, timeout=timeout)
 
 

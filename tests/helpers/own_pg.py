@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
 import psycopg
 import pytest
+
+from harness.procs import free_port
 
 DATABASE = "actiondex"
 
@@ -29,12 +30,6 @@ def bin_dir() -> Path:
     if not found:
         pytest.skip("no /usr/lib/postgresql/*/bin/pg_ctl: cannot start a PostgreSQL of our own")
     return found[-1].parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class OwnPostgres:

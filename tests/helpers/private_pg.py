@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from harness.procs import free_port
 
 SYSTEM_USER = "actiondex-pg"
 START_TIMEOUT = 60
@@ -45,12 +46,6 @@ def binaries() -> Path | None:
     return folder if (folder / "pg_ctl").exists() else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _as_owner(command: list[str]) -> list[str]:
     if os.geteuid() != 0:
         return command
@@ -67,7 +62,7 @@ def private_cluster(bin_dir: Path) -> Iterator[str]:
     """A running cluster on 127.0.0.1 with trust auth; yields the URL of its `postgres` db."""
     root = Path(tempfile.mkdtemp(prefix="actiondex-pg-"))
     data = root / "data"
-    port = _free_port()
+    port = free_port()
     if os.geteuid() == 0:
         os.chmod(root, 0o777)
         for parent in bin_dir.parents:  # the owner must reach the binaries' libraries

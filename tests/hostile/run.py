@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
+from harness.procs import AX, env_for
+from harness.web import LoopbackWeb
 from registry.db.tables import ActionRow, Site
-from tests.hostile.server import LoopbackWeb
 
 CRAWL_TIMEOUT = 240  # the hostile crawl takes ~60 s alone, twice that beside other work
 
@@ -22,11 +21,10 @@ def crawl(data_dir: Path, web: LoopbackWeb, *targets: str, extra: tuple[str, ...
           resolve: tuple[str, ...] = (), env: dict[str, str] | None = None) -> dict[str, Any]:
     """The crawl's --json summary, with ``per_site`` turned into host -> row."""
     flags = [a for e in [*web.resolve_args(), *resolve] for a in ("--resolve", e)]
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": "",
-           **(env or {})}
-    cmd = [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0", *flags,
+    cmd = [*AX, "crawl", "--json", "--delay", "0", *flags,
            *extra, *targets]
-    proc = subprocess.run(cmd, env=env, text=True, capture_output=True, timeout=CRAWL_TIMEOUT)
+    proc = subprocess.run(cmd, env=env_for(data_dir, **(env or {})), text=True,
+                          capture_output=True, timeout=CRAWL_TIMEOUT)
     assert proc.stdout.strip(), proc.stderr
     summary = json.loads(proc.stdout)
     summary["per_site"] = {row["host"]: row for row in summary["per_site"]}

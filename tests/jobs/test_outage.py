@@ -23,9 +23,9 @@ from actiondex.jobs.outage import OUTAGE, Outage, backoff, unreachable, wait_out
 from actiondex.jobs.periodic import heartbeat_grace, retry_stalled_jobs
 from actiondex.jobs.schema import ensure_schema
 from actiondex.jobs.tasks import enqueue
+from harness.db import PG_URL, engine_for
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate
-from tests.helpers.db import PG_URL, engine_for
 from tests.hostile.dbproxy import CuttableProxy
 
 

@@ -15,10 +15,10 @@ from actiondex.jobs.app import make_app
 from actiondex.jobs.periodic import cron_every, retry_stalled_jobs
 from actiondex.jobs.schema import ensure_schema
 from actiondex.jobs.tasks import crawl_delay, enqueue, host_lock
+from harness.db import engine_for
 from registry.config import Settings
 from registry.db.engine import migrate
 from tests.helpers.cli import one_line_error, run
-from tests.helpers.db import engine_for
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from alembic import command
 from sqlalchemy import inspect, text
 
 from actiondex.jobs.schema import MARK, ensure_schema, migration_files, newest_migration
+from harness.db import engine_for
 from registry.db.engine import alembic_config, migrate
 from tests.helpers.cli import run
-from tests.helpers.db import engine_for
 
 
 def test_migrate_applies_it_once_on_postgresql(empty_pg_url: str, tmp_path: Path) -> None:

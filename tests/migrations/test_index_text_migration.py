@@ -9,11 +9,11 @@ from pathlib import Path
 from alembic import command
 from sqlalchemy import inspect, text
 
+from harness.db import engine_for
 from registry.db.engine import alembic_config, migrate, transaction
 from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
 from registry.store.promotion import promote_site
-from tests.helpers.db import engine_for
 
 PLUGIN = (b'{"schema_version": "v1", "name_for_model": "meals", "name_for_human": "Meals",'
           b' "description_for_human": "Meal plans.", "description_for_model": "' +

@@ -11,8 +11,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, inspect
 
+from harness.db import engine_for
 from registry.db.engine import MIGRATIONS, alembic_config, migrate
-from tests.helpers.db import engine_for
 
 TABLES = {"sites", "documents", "actions", "flows", "crawl_runs", "alembic_version"}
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from alembic import command
 from sqlalchemy import text
 
+from harness.db import engine_for
 from registry.db.engine import alembic_config, migrate
-from tests.helpers.db import engine_for
 
 STORED = {
     "a" * 24: ("https://vault.example/admin/reset?token=s3cret#step", "https://vault.example/"),

@@ -9,9 +9,9 @@ from pathlib import Path
 from alembic import command
 from sqlalchemy import text
 
+from harness.db import engine_for
+from harness.freshness import promote
 from registry.db.engine import alembic_config, migrate
-from tests.helpers.db import engine_for
-from tests.helpers.freshness import promote
 
 
 def count(conn, table: str) -> int:  # type: ignore[no-untyped-def]

@@ -13,12 +13,12 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
+from harness.db import engine_for
 from registry.db.clock import last_change
 from registry.db.engine import migrate, reading, transaction
 from registry.db.tables import Site
 from registry.index.changes import read_changes
 from registry.store.rows import get_or_create_site, mark_changed, utcnow
-from tests.helpers.db import engine_for
 
 WAIT_S = 10
 

@@ -9,13 +9,13 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from harness.db import engine_for
 from registry.db.engine import migrate, reading, transaction
 from registry.db.tables import ActionRow, FlowRow
 from registry.index import ActionIndex
 from registry.search import FindQuery, page_json, search
 from registry.store.crawl_state import finish_run, start_run
 from registry.store.lookup import action_detail, flow_detail, site_detail, stats
-from tests.helpers.db import engine_for
 from tests.helpers.stores import add_site, promote_manifest, shop_and_news, store_fixture
 
 

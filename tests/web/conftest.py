@@ -13,11 +13,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from api.app import create_app
+from harness.db import BACKENDS, engine_for, fresh_pg_database
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from registry.store.crawl_state import finish_run, start_run
-from tests.helpers.db import BACKENDS, engine_for, fresh_pg_database
 from tests.helpers.stores import add_site, shop_and_news
 
 SCRIPT = "<script>alert('owned')</script>"

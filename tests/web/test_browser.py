@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.procs import serving
 from tests.helpers.cli import run
-from tests.helpers.live import serving
 from tests.helpers.paths import FIXTURES
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.server import free_port
+from harness.procs import AX, env_for, start
 
 pytestmark = pytest.mark.timeout(240)
 SITES, ACTIONS = 30, 150  # enough documents that a rebuild takes a moment to write
@@ -39,12 +38,12 @@ def _manifests(folder: Path) -> None:
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "actiondex", *args], env=env,
+    return subprocess.Popen([*AX, *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _run(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "actiondex", *args], env=env,
+    done = subprocess.run([*AX, *args], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
@@ -94,24 +93,15 @@ def _kill_mid_write(env: dict[str, str], index: Path) -> bool:
 
 def test_a_killed_rebuild_leaves_the_old_index_serving(tmp_path: Path) -> None:
     _manifests(tmp_path / "manifests")
-    # The hammer is one client asking as fast as it can: the rate limit is not under test.
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(tmp_path / "data"),
-           "ACTIONDEX_DATABASE_URL": "", "ACTIONDEX_RATE_LIMIT": "0"}
+    env = env_for(tmp_path / "data")
     _run(env, "ingest", str(tmp_path / "manifests"))
     index = tmp_path / "data" / "index"
     serving = _target(index)
 
-    port = free_port()
-    server = _cli(env, "serve", "--port", str(port))
+    # The hammer is one client asking as fast as it can: start() turns the rate limit off.
+    server = start(tmp_path / "data")
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        hammer = Hammer(port)
+        hammer = Hammer(server.port)
         hammer.start()
         kills = sum(_kill_mid_write(env, index) for _ in range(3))
         assert kills >= 1, "no rebuild could be killed while writing"
@@ -128,8 +118,7 @@ def test_a_killed_rebuild_leaves_the_old_index_serving(tmp_path: Path) -> None:
         hammer.stop.set()
         hammer.join(timeout=15)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
 
     assert len(hammer.statuses) > answered > 20  # /find answered before, during and after
     assert set(hammer.statuses) == {200}, sorted(set(map(str, hammer.statuses)))

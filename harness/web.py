@@ -1,6 +1,6 @@
 """A loopback web of scripted sites, chosen by Host header: benign, slow, endless, compressed,
 resetting, redirecting, catch-all. Every reply is a ``Reply``; the request log records each
-(host, path, headers) so tests can count what the crawler asked for.
+(host, path, headers) so tests and benches can count what the crawler asked for.
 """
 
 from __future__ import annotations
@@ -16,13 +16,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port nothing listens on now, for a server a test starts in another process."""
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

@@ -1,8 +1,9 @@
-"""Databases for tests: a fresh PostgreSQL database per use, an engine from a URL.
+"""Databases for tests and benches: a fresh PostgreSQL database per use, an engine from a URL,
+sites the registry knows and has never crawled.
 
 The PostgreSQL leg uses ACTIONDEX_TEST_DATABASE_URL (default
 postgresql://postgres@127.0.0.1:5432/test) only to create databases of its own, so parallel
-runs never share state. If no PostgreSQL can be reached, the test fails loudly.
+runs never share state. If no PostgreSQL can be reached, it fails loudly.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
-import pytest
 from sqlalchemy import Engine, make_url
+from sqlalchemy.orm import Session
 
 from registry.config import Settings
 from registry.db.engine import make_engine
+from registry.store.rows import get_or_create_site, utcnow
 
 PG_URL = os.environ.get(
     "ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -35,8 +37,8 @@ def fresh_pg_database(name: str) -> Iterator[str]:
     try:
         admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:
-        pytest.fail(f"PostgreSQL at {PG_URL} is unreachable ({exc}); run `make test`, "
-                    "which starts it, or set ACTIONDEX_TEST_DATABASE_URL", pytrace=False)
+        raise RuntimeError(f"PostgreSQL at {PG_URL} is unreachable ({exc}); run `make test`, "
+                           "which starts it, or set ACTIONDEX_TEST_DATABASE_URL") from None
     with admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
@@ -50,3 +52,13 @@ def fresh_pg_database(name: str) -> Iterator[str]:
 
 def engine_for(url: str, data_dir: Path) -> Engine:
     return make_engine(Settings(data_dir=data_dir, database_url=url))
+
+
+def make_known(session: Session, origins: dict[str, str]) -> None:
+    """Sites the registry knows and has never crawled (host -> origin), due now: as a
+    submission or an operator would leave them."""
+    now = utcnow()
+    for host, origin in origins.items():
+        site = get_or_create_site(session, host, origin, now)
+        if hasattr(site, "next_crawl_at"):  # the recrawl schedule (registry.store.schedule)
+            site.next_crawl_at = now

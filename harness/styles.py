@@ -11,7 +11,7 @@ import gzip
 import json
 from collections.abc import Callable
 
-from tests.hostile.server import Reply, Site, html_reply, json_reply
+from harness.web import Reply, Site, html_reply, json_reply
 
 STYLES = ("agent_actions", "sitemap", "link_tag", "link_header", "ai_plugin", "agentmap", "a2a",
           "mcp", "llms", "wildcard", "schemamap", "webmcp", "jsonld")
