@@ -45,14 +45,20 @@ def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Po
             proc.wait(timeout=60)
 
 
-def crawling_now(log: Path) -> set[str]:
-    """Hosts a worker's log says it is crawling and has not finished."""
+def crawl_lines(log: Path) -> tuple[set[str], set[str]]:
+    """The hosts a worker's log says it began crawling, and those it finished."""
     begun, ended = set(), set()
     for line in log.read_text(errors="replace").splitlines():
         if ": crawling " in line:
             begun.add(line.rsplit(" ", 1)[-1])
         elif " crawled in " in line:
             ended.add(line.split(": ", 2)[1].split(" ")[0])
+    return begun, ended
+
+
+def crawling_now(log: Path) -> set[str]:
+    """Hosts a worker's log says it is crawling and has not finished."""
+    begun, ended = crawl_lines(log)
     return begun - ended
 
 
