@@ -12,40 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class Listener:
-    """A loopback HTTP server that counts connections and answers a schema holding a secret."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        body = json.dumps({"x": {"enum": ["AWS_SECRET_KEY=leaked"]}}).encode()
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            with conn:
-                conn.recv(65536)
-                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
 
 def _mixed(n: int) -> list[Any]:
@@ -81,9 +56,16 @@ def cases(port: int, canary: Path) -> list[tuple[str, dict[str, Any], dict[str, 
 
 def run_here() -> list[dict[str, Any]]:
     """Every case on the registry importable here: seconds, outcome, listener connections."""
-    from registry.calls.prepare import PrepareError, prepare_call
+    from harness.listener import Listener
 
-    listener = Listener()
+    # The old layout first: a revision from before registry/ was split into floors has no
+    # registry.calls, and the editable install would fill that gap with this tree's module.
+    try:
+        from registry.prepare import PrepareError, prepare_call  # type: ignore[import-not-found]
+    except ImportError:
+        from registry.calls.prepare import PrepareError, prepare_call
+
+    listener = Listener("AWS_SECRET_KEY=leaked")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         canary = Path(tmp) / "canary.json"
@@ -122,7 +104,8 @@ def main() -> None:
     parser.add_argument("--before", metavar="REV", help="also run the cases at git REV")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.json:
+    if args.json:  # the exported tree's registry first; harness/ from this tree
+        sys.path.append(str(ROOT))
         print(json.dumps(run_here()))
         return
     sys.path.insert(0, str(ROOT))

@@ -10,48 +10,24 @@ connect to the listener, the file forms read the canary.
 from __future__ import annotations
 
 import json
-import socket
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.listener import Listener as SharedListener
+
 SECRET = "AWS_SECRET_KEY=never-seen"
 FILE_SECRET = "FILE_SECRET=never-seen"
 
 
-class Listener:
-    """Loopback TCP: counts connections, answers each with a JSON schema holding SECRET."""
+class Listener(SharedListener):
+    """The shared loopback listener (harness/listener.py), answering with SECRET."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port: int = self.sock.getsockname()[1]
-        self.connections = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        body = json.dumps({"x": {"enum": [SECRET]}}).encode()
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            with conn:
-                conn.settimeout(2)
-                try:
-                    conn.recv(65536)
-                    conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
-                                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        self.sock.close()
+        super().__init__(SECRET)
 
 
 @dataclass
