@@ -21,11 +21,10 @@ from sqlalchemy.exc import IntegrityError
 from actiondex.jobs.app import POOL_WAIT, make_app
 from actiondex.jobs.outage import OUTAGE, Outage, backoff, unreachable, wait_out
 from actiondex.jobs.periodic import heartbeat_grace, retry_stalled_jobs
-from actiondex.jobs.schema import ensure_schema
 from actiondex.jobs.tasks import enqueue
-from harness.db import PG_URL, engine_for
+from harness.db import PG_URL
 from registry.config import Settings
-from registry.db.engine import make_engine, migrate
+from registry.db.engine import make_engine
 from tests.hostile.dbproxy import CuttableProxy
 
 
@@ -110,15 +109,6 @@ def test_only_a_database_that_cannot_be_reached_counts_as_away(empty_pg_url: str
     engine.dispose()
     assert not unreachable(duplicate.value)  # a statement that failed: raised, not waited
     assert not unreachable(ValueError("x"))
-
-
-@pytest.fixture
-def queue(empty_pg_url: str, tmp_path: Path) -> Iterator[tuple[Settings, Engine]]:
-    engine = engine_for(empty_pg_url, tmp_path)
-    migrate(engine)
-    ensure_schema(engine)
-    yield Settings(database_url=empty_pg_url, data_dir=tmp_path, stalled_after=5), engine
-    engine.dispose()
 
 
 def test_the_queue_waits_out_a_cut_connection(queue: tuple[Settings, Engine], tmp_path: Path,

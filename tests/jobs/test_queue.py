@@ -4,7 +4,6 @@ the stalled-job retry of the scheduler, and the commands refusing what they cann
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,21 +12,11 @@ from sqlalchemy import Engine, text
 
 from actiondex.jobs.app import make_app
 from actiondex.jobs.periodic import cron_every, retry_stalled_jobs
-from actiondex.jobs.schema import ensure_schema
 from actiondex.jobs.tasks import crawl_delay, enqueue, host_lock
 from harness.db import engine_for
 from registry.config import Settings
 from registry.db.engine import migrate
 from tests.helpers.cli import one_line_error, run
-
-
-@pytest.fixture
-def queue(empty_pg_url: str, tmp_path: Path) -> Iterator[tuple[Settings, Engine]]:
-    engine = engine_for(empty_pg_url, tmp_path)
-    migrate(engine)
-    ensure_schema(engine)
-    yield Settings(database_url=empty_pg_url, data_dir=tmp_path, stalled_after=5), engine
-    engine.dispose()
 
 
 def jobs(engine: Engine) -> list[tuple[Any, ...]]:
