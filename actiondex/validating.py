@@ -14,7 +14,7 @@ from actiondex.runtime import UserError
 from actiondex.validate_view import progress, render
 from registry.config import Settings
 from registry.formats import MAX_BYTES
-from registry.formats.pages import MAX_HTML_BYTES, is_html
+from registry.formats.html import MAX_HTML_BYTES, is_html
 from registry.model.schemas import FetchFailure, RawDocument
 from registry.model.urls import intake_url
 from registry.placement import origin_of, place

@@ -17,7 +17,7 @@ from typing import Any
 from bench.find_bench import cache_file, percentiles, stored
 from bench.synthetic import queries
 from registry.ard import explore, listing, match, service
-from registry.ard.model import ExploreRequest
+from registry.ard.bodies import ExploreRequest
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex

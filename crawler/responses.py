@@ -20,7 +20,7 @@ from twisted.python.failure import Failure
 
 from crawler.middlewares import BlockedAddress
 from registry.db.engine import first_line
-from registry.formats.pages import html_to_document, is_html
+from registry.formats.html import html_to_document, is_html
 from registry.model.schemas import RawDocument
 
 

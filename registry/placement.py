@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.formats import named_site, published_path
-from registry.formats.pages import html_to_document, is_html
+from registry.formats.html import html_to_document, is_html
 from registry.model.schemas import Diagnostic, RawDocument
 from registry.model.urls import a_label, mixed_script_label, site_of
 

@@ -50,7 +50,7 @@ def test_every_door_model_of_an_action_subclasses_the_registrys() -> None:
     models = list(door_models())
     assert len(models) > 20  # the walk found the doors' models
     of_an_action = [m for m in models if set(m.model_fields) >= ACTION_ONLY]
-    assert of_an_action  # api/mcp/results.py's ActionDetail at least
+    assert of_an_action  # api/mcp/answers.py's ActionDetail at least
     assert [m.__qualname__ for m in of_an_action if not issubclass(m, ActionFields)] == []
 
 

@@ -17,18 +17,18 @@ from actiondex.commands import (
     find,
     ingest,
     jobs,
+    maintain,
     mcp,
     runs,
     serve,
     sites,
-    store,
     submit,
     validate,
 )
 
 # In the order `actiondex --help` lists them.
-COMMANDS: list[Callable[..., Any]] = [store.migrate, crawl.crawl, submit.submit, runs.runs,
-                                      ingest.ingest, store.index, find.find, validate.validate,
+COMMANDS: list[Callable[..., Any]] = [maintain.migrate, crawl.crawl, submit.submit, runs.runs,
+                                      ingest.ingest, maintain.index, find.find, validate.validate,
                                       sites.history, serve.serve, mcp.mcp, serve.demo,
                                       jobs.schedule, jobs.worker]
 # Commands with sub-commands (`actiondex sites remove HOST`): one typer app each.

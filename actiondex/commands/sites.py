@@ -15,9 +15,9 @@ from actiondex.runtime import UserError, open_index, open_store
 from registry.db.engine import transaction
 from registry.model.bounds import MAX_PAGE
 from registry.store.history import site_history
-from registry.store.listing import host_key, iso
 from registry.store.promotion import NotFound
 from registry.store.removal import remove_site
+from registry.store.site_list import host_key, iso
 
 app = typer.Typer(name="sites", help="Operate on the sites in the store.",
                   add_completion=False)

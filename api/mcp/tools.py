@@ -12,8 +12,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError, WithJsonSchema
 from sqlalchemy import Engine
 
-from api import store
-from api.mcp.results import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
+from api import threaded
+from api.mcp.answers import ActionDetail, FoundActions, PreparedCall, SiteDetail, found
 from registry.calls.prepare import PrepareError, prepare_call
 from registry.db.engine import DB_AWAY
 from registry.index import ActionIndex
@@ -151,7 +151,7 @@ class Tools:
     async def _read(self, lookup_: Callable[..., Any], *args: Any) -> Any:
         """A lookup in a read-only session, in a worker thread (the database blocks)."""
         try:
-            return await store.read(self._backing().engine, lookup_, *args)
+            return await threaded.read(self._backing().engine, lookup_, *args)
         except DB_AWAY as exc:  # the agent may retry; a bug would still be a crash
             raise ToolError("the registry's database is unavailable: try again shortly") from exc
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from api import store
+from api import threaded
 from api.bodies import bounded_body
 from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
@@ -72,7 +72,7 @@ async def prepare(id: IdPath, engine: EngineDep, request: Request) -> JSONRespon
         return value
     # The action is read and its session closed before the input is checked: the check holds
     # no database connection, and runs in a worker thread, off the event loop.
-    action = await store.read(engine, action_detail, id)
+    action = await threaded.read(engine, action_detail, id)
     if action is None:
         return _not_found("action", id)
     return await run_in_threadpool(_prepare, action, value)

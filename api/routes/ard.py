@@ -17,8 +17,7 @@ from api.deps import IndexDep, SessionDep
 from api.errors import ard_error, error_responses
 from api.etag import etag_of, matches
 from registry.ard import listing, match, service
-from registry.ard.explore import explore as explore_facets
-from registry.ard.model import (
+from registry.ard.bodies import (
     IDENTIFIER_PATTERN,
     LIST_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -31,6 +30,7 @@ from registry.ard.model import (
     SearchRequest,
     SearchResponse,
 )
+from registry.ard.explore import explore as explore_facets
 from registry.formats import ard as ard_format
 from registry.model import ard_terms as terms
 

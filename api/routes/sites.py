@@ -17,8 +17,8 @@ from api.resources import ExportManifest, SiteDetail, SiteHistoryPage, SitePage,
 from registry.model.bounds import MAX_PAGE, SiteName
 from registry.store.history import site_history
 from registry.store.keyset import CURSOR_PATTERN, BadCursor
-from registry.store.listing import MAX_CURSOR, cursor_after, list_sites
 from registry.store.lookup import site_detail, site_manifest, stats
+from registry.store.site_list import MAX_CURSOR, cursor_after, list_sites
 
 router = APIRouter(tags=["sites"])
 # An RFC 3339 date-time, its zone required: a time without one names no moment.

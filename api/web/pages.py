@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
 
-from api import store
+from api import threaded
 from api.web.forms import MAX_PREPARE_FORM, input_fields, read_form, to_input
 from api.web.render import not_found, page
 from registry.calls.prepare import PrepareError, prepare_call
@@ -37,7 +37,7 @@ async def _read(request: Request, lookup: Callable[[Session, str], Any], key: st
         return None
 
     try:
-        return await store.read(request.app.state.engine, lookup, key)
+        return await threaded.read(request.app.state.engine, lookup, key)
     except DB_AWAY as exc:
         raise StoreAway(first_line(exc)) from exc
 

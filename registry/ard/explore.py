@@ -17,9 +17,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from registry.ard import match
+from registry.ard.bodies import ExploreRequest
 from registry.ard.entries import Item
 from registry.ard.listing import COLUMNS, in_sql, scan
-from registry.ard.model import ExploreRequest
 from registry.ard.service import candidates, rows
 from registry.db.tables import ActionRow, Document, Site
 from registry.formats import ard as ard_format

@@ -224,7 +224,7 @@ class Submission(Base):
     finished_at: Mapped[datetime | None]
 
 
-# GET /sites' order (registry.store.listing): when the action set last changed, else when the site
+# GET /sites' order (registry.store.site_list): when the action set last changed, else when the site
 # was first stored; the host breaks ties. Migration 0005.
 SITE_CHANGE_ORDER = func.coalesce(Site.changed_at, Site.created_at)
 # PostgreSQL only: SQLite cannot reflect an expression index, so no drift check could see it.

@@ -1,6 +1,6 @@
 """Schema.org ``potentialAction`` (JSON-LD, microdata, RDFa, WebMCP forms), on any entity.
 
-Covers the Schema.org items of a page (``registry.formats.pages`` hands over its JSON-LD, microdata,
+Covers the Schema.org items of a page (``registry.formats.html`` hands over its JSON-LD, microdata,
 RDFa and WebMCP-form items as one JSON list) and the Schema.org profile of
 ``/.well-known/agents.json`` (a WebSite, WebAPI or Organization object). Accepts an object,
 a list or ``@graph``; ``@id`` references within the document; ``@context``

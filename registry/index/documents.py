@@ -4,7 +4,7 @@ One document per action and per flow. Raw fields are for filtering and deletion;
 fields use the ``en_fold`` analyzer (registry.index.text); ``payload`` holds the wire JSON of
 the result minus its score, so /find neither touches the database nor re-serialises.
 An action's own part comes from registry.index.parts (mostly stored with the action); this
-module adds its site's and its flows' part. registry.index.rows reads the rows.
+module adds its site's and its flows' part. registry.index.load reads the rows.
 """
 
 from __future__ import annotations

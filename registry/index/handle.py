@@ -32,8 +32,8 @@ from registry.index.files import (
     swap_current,
     write_state,
 )
+from registry.index.load import site_documents
 from registry.index.parts import INDEX_VERSION
-from registry.index.rows import site_documents
 from registry.index.text import register
 from registry.index.writer import REBUILD_HEAP, REBUILD_THREADS, collector_paused, write
 

@@ -19,7 +19,7 @@ Id = Annotated[str, StringConstraints(min_length=ID_CHARS, max_length=ID_CHARS,
                                       pattern=ID_PATTERN)]
 
 # A site as a person or an agent names it: a host in any case, an IDN in Unicode or A-labels,
-# or its URL (registry.store.listing.find_site reads each). A host is at most 253 characters
+# or its URL (registry.store.site_list.find_site reads each). A host is at most 253 characters
 # (RFC 1035), with ":port" 259; the rest is room for a scheme and a slash.
 MAX_SITE_CHARS = 300
 SiteName = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SITE_CHARS)]

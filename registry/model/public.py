@@ -5,7 +5,7 @@ one; ``FindResult`` (registry.model.results) adds what a search adds (its score)
 read, its site's name; an action whether it stays on the site, a flow its steps resolved).
 ``PreparedCall`` is what the planner answers (registry.calls.prepare).
 
-A door that needs more subclasses these (api/mcp/results.py); tests/test_architecture_shapes.py
+A door that needs more subclasses these (api/mcp/answers.py); tests/test_architecture_shapes.py
 fails if a door writes the fields out again. The models describe the dicts the store and the
 planner make (the REST routes answer those dicts as they are) and publish their schemas."""
 

@@ -38,7 +38,7 @@ class Diagnostic(StrictModel):
 class RawDocument(StrictModel):
     """A fetched (or ingested) document, before normalisation.
 
-    ``body`` is the bytes as served, except for HTML pages: ``registry.formats.pages`` turns a page
+    ``body`` is the bytes as served, except for HTML pages: ``registry.formats.html`` turns a page
     into its JSON-LD items serialised as JSON, with ``content_type`` ``application/ld+json``.
     """
 

@@ -19,13 +19,13 @@ from sqlalchemy.orm import Session
 from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.formats.agent_actions import NAME as FORMAT
 from registry.index.parts import known_auth, known_effect
-from registry.store.listing import find_site
+from registry.store.site_list import find_site
 
 SCHEMA = f"{FORMAT}/0.1"
 
 
 def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
-    """The export of the site ``host`` names (as registry.store.listing.find_site reads it), or
+    """The export of the site ``host`` names (as registry.store.site_list.find_site reads it), or
     None if the store does not know it."""
     site = find_site(session, host)
     if site is None:

@@ -26,8 +26,8 @@ from sqlalchemy.orm import Session
 
 from registry.db.tables import ActionRow, FlowRow, Site, SiteHistory
 from registry.store.keyset import newest_first
-from registry.store.listing import find_site, iso
 from registry.store.rows import lock_site
+from registry.store.site_list import find_site, iso
 
 REASONS = ("crawl", "ingest", "tombstone", "robots", "removed")
 FIELDS = ("title", "description", "type", "effect", "method", "endpoint", "input_schema",

@@ -6,7 +6,7 @@ returns for it (its stored ``payload``: registry.model.results.FindResult minus 
 only a lookup needs: where it was read (``document``), its site's name and whether it stays on
 the site (``same_origin``); registry.model.public.ActionDetail and FlowDetail are the shapes.
 
-The listing (``list_sites``) is registry.store.listing; the manifest export (``site_manifest``) is
+The listing (``list_sites``) is registry.store.site_list; the manifest export (``site_manifest``) is
 registry.store.export.
 """
 
@@ -22,7 +22,7 @@ from registry.db.tables import ActionRow, CrawlRun, Document, FlowRow, Site
 from registry.index.parts import INDEX_VERSION, action_payload, json_texts, known_effect
 from registry.model.effects import needs_approval
 from registry.store.export import site_manifest
-from registry.store.listing import find_site, iso, last_run, list_sites, run_summary
+from registry.store.site_list import find_site, iso, last_run, list_sites, run_summary
 
 __all__ = ["action_detail", "find_site", "flow_detail", "list_sites", "site_detail",
            "site_manifest", "stats"]

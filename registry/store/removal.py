@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 
 from registry.db.tables import Document
 from registry.store.history import Changes
-from registry.store.listing import find_site
 from registry.store.promotion import NotFound, count_site
 from registry.store.rows import mark_changed, utcnow
+from registry.store.site_list import find_site
 
 
 @dataclass

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from registry.db.tables import CrawlRun
 from registry.model.statuses import RUN_STATUSES
 from registry.store.keyset import newest_first
-from registry.store.listing import iso
+from registry.store.site_list import iso
 
 # The figures a run records when it ends (crawler.run.CrawlSummary.totals), in this order.
 FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused",

@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.formats import normalise
-from registry.formats.pages import html_to_document
-from registry.index.rows import site_documents
+from registry.formats.html import html_to_document
+from registry.index.load import site_documents
 from registry.model.schemas import RawDocument, SiteCrawl, stable_id
 from registry.model.urls import site_of
 from registry.normalising import normalise_site

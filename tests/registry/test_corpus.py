@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from actiondex.validating import validate_file
-from registry.formats.pages import page_items
+from registry.formats.html import page_items
 from registry.validate import ValidationReport
 from tests.helpers.paths import CORPUS, INVENTORY
 

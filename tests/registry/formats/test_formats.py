@@ -1,7 +1,7 @@
 """Format normalisers: golden files, plus focused tests of sanitize, effects, urls and sniffing.
 
 Golden files: each ``tests/fixtures/<format name>/<case>.<json|html|yaml|txt>`` is normalised
-(HTML pages first go through ``registry.formats.pages``) and compared with ``<case>.expected.json``
+(HTML pages first go through ``registry.formats.html``) and compared with ``<case>.expected.json``
 beside it. The document URL is ``https://<case>.example/`` unless a ``<case>.url`` file gives
 another. Documents a case references are resolved from the same folder: a URL whose last path
 segment is ``spec.yaml`` reads ``_spec.yaml`` (files starting with ``_`` are not cases). To add
@@ -30,7 +30,7 @@ from registry.formats import (
     sniff,
     well_known_paths,
 )
-from registry.formats.pages import html_to_document, is_html
+from registry.formats.html import html_to_document, is_html
 from registry.model.effects import infer_effect
 from registry.model.identifiers import split_identifier
 from registry.model.sanitize import clean_text, safe_name

@@ -1,6 +1,6 @@
-"""registry.store.listing: the site list as a change feed. Pages follow a stable cursor; a site that
-changes while a mirror pages through is listed again once with its new version, and none is
-missed or listed twice for one change (SQLite and PostgreSQL)."""
+"""registry.store.site_list: the site list as a change feed. Pages follow a stable cursor; a
+site that changes while a mirror pages through is listed again once with its new version, and
+none is missed or listed twice for one change (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry.store.keyset import BadCursor
-from registry.store.listing import cursor_after, list_sites
+from registry.store.site_list import cursor_after, list_sites
 from tests.helpers.stores import add_site, promote_manifest
 
 T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site
