@@ -49,8 +49,9 @@ test-fast: install-test ## The quick tier (about 900 tests, under a minute): run
 	$(BIN)/python -m pytest -m fast -n 2 -q $(PYTEST_ARGS)
 
 # mypy reads [tool.mypy] in pyproject.toml: registry/ only, strict, with pydantic's plugin.
-lint: install-test ## ruff check over the code, then mypy (strict) over registry/
+lint: install-test ## ruff check and ruff format --check over the code, then mypy (strict) over registry/
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 BENCH_ACTIONS ?= 10000 100000 1000000

@@ -40,8 +40,11 @@ for group in GROUPS:
 def _global(
     data_dir: Annotated[
         Path | None,
-        typer.Option("--data-dir", envvar="ACTIONDEX_DATA_DIR",
-                     help="Where the embedded database and the index live [default: .actiondex]"),
+        typer.Option(
+            "--data-dir",
+            envvar="ACTIONDEX_DATA_DIR",
+            help="Where the embedded database and the index live [default: .actiondex]",
+        ),
     ] = None,
 ) -> None:
     if data_dir is not None:
@@ -69,18 +72,24 @@ def main(args: list[str] | None = None) -> None:
     except UserError as exc:
         code = _fail(args, exc.code, str(exc), 2)
     except OperationalError as exc:  # the database server is down or refuses us
-        code = _fail(args, "database-unavailable",
-                     f"cannot reach the database: {first_line(exc)}", 2)
+        code = _fail(
+            args, "database-unavailable", f"cannot reach the database: {first_line(exc)}", 2
+        )
     except CrawlAborted as exc:  # SIGTERM or SIGINT stopped a crawl; its run says so
-        code = _fail(args, "aborted", f"{exc} (stopped by a signal); what it stored is kept",
-                     ABORTED_EXIT)
+        code = _fail(
+            args, "aborted", f"{exc} (stopped by a signal); what it stored is kept", ABORTED_EXIT
+        )
     except (KeyboardInterrupt, typer.Abort):
         code = 130
     except Exception as exc:  # last resort: say what happened in one line
         if os.environ.get("ACTIONDEX_DEBUG"):
             raise
-        code = _fail(args, "internal-error", f"{type(exc).__name__}: {first_line(exc)} (set "
-                     "ACTIONDEX_DEBUG=1 for the traceback)", 1)
+        code = _fail(
+            args,
+            "internal-error",
+            f"{type(exc).__name__}: {first_line(exc)} (set ACTIONDEX_DEBUG=1 for the traceback)",
+            1,
+        )
     sys.exit(code or 0)
 
 

@@ -43,8 +43,6 @@ def read_targets(targets: list[str], file: Path | None) -> list[str]:
     return found
 
 
-
-
 def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
     """Refuse malformed and unsafe targets up front, one line each; an error when none is
     left, so `crawl localhost` and `crawl http://127.0.0.1:9/` end alike."""
@@ -57,8 +55,13 @@ def accepted_targets(targets: list[str], policy: AddressPolicy) -> list[str]:
 
 
 def crawl_and_index(
-    settings: Settings, targets: list[str], resolve: list[str], allow_private: bool | None,
-    quiet: bool = False, options: CrawlOptions | None = None, engine: Engine | None = None,
+    settings: Settings,
+    targets: list[str],
+    resolve: list[str],
+    allow_private: bool | None,
+    quiet: bool = False,
+    options: CrawlOptions | None = None,
+    engine: Engine | None = None,
 ) -> dict[str, Any]:
     """Crawl into the store, bring the index up to date (unless ``options.index`` is off),
     return the crawl's summary. ``engine``: the process's one engine, when the caller has the
@@ -69,8 +72,15 @@ def crawl_and_index(
     engine = engine or open_store(settings)
     try:
         with _status(len(accepted), quiet) as progress:
-            summary = run_crawl(accepted, settings, policy, engine, progress=progress,
-                                max_pages=options.max_pages, delay=options.delay)
+            summary = run_crawl(
+                accepted,
+                settings,
+                policy,
+                engine,
+                progress=progress,
+                max_pages=options.max_pages,
+                delay=options.delay,
+            )
     except DB_AWAY as exc:  # before any site was fetched: the run could not be recorded
         raise StoreUnavailable(f"the database went away: {first_line(exc)}") from exc
     data = {**summary.model_dump(), "kind": "crawl"}
@@ -83,7 +93,8 @@ def crawl_and_index(
         raise StoreUnavailable(
             f"the database went away: {first_line(exc)}; the index is not updated and "
             f"{spooled} of {data['sites']} sites wait in {settings.data_dir / 'spool'} for the "
-            "next crawl") from exc
+            "next crawl"
+        ) from exc
     return data
 
 
@@ -94,9 +105,12 @@ def _status(sites: int, quiet: bool) -> Iterator[Callable[[dict[str, Any]], None
         yield None
         return
     with Status("crawling…", console=output.err) as status:
+
         def progress(stats: dict[str, Any]) -> None:
-            status.update(f"crawling: {stats.get('sites', 0)}/{sites} sites, "
-                          f"{stats.get('documents', 0)} documents, "
-                          f"{stats.get('actions', 0)} actions, {stats.get('errors', 0)} errors")
+            status.update(
+                f"crawling: {stats.get('sites', 0)}/{sites} sites, "
+                f"{stats.get('documents', 0)} documents, "
+                f"{stats.get('actions', 0)} actions, {stats.get('errors', 0)} errors"
+            )
 
         yield progress

@@ -45,9 +45,15 @@ def target_hosts(targets: list[str]) -> list[str]:
     return hosts
 
 
-def crawl_due(settings: Settings, targets: list[str], limit: int, resolve: list[str],
-              allow_private: bool | None, quiet: bool = False,
-              options: CrawlOptions | None = None) -> dict[str, Any]:
+def crawl_due(
+    settings: Settings,
+    targets: list[str],
+    limit: int,
+    resolve: list[str],
+    allow_private: bool | None,
+    quiet: bool = False,
+    options: CrawlOptions | None = None,
+) -> dict[str, Any]:
     """Crawl the sites that are due (of ``targets``, when given) and bring the index up to
     date. Nothing due: an empty summary with ``due: 0``, not an error."""
     only = target_hosts(targets) if targets else None
@@ -55,8 +61,18 @@ def crawl_due(settings: Settings, targets: list[str], limit: int, resolve: list[
     with transaction(engine) as session:
         selected = crawl_selection(session, limit, only)
     if not selected:
-        return {"kind": "crawl", "due": 0, "sites": 0, "documents": 0, "actions": 0,
-                "flows": 0, "errors": 0, "changed_sites": [], "per_site": []}
-    summary = crawl_and_index(settings, selected, resolve, allow_private, quiet=quiet,
-                              options=options, engine=engine)
+        return {
+            "kind": "crawl",
+            "due": 0,
+            "sites": 0,
+            "documents": 0,
+            "actions": 0,
+            "flows": 0,
+            "errors": 0,
+            "changed_sites": [],
+            "per_site": [],
+        }
+    summary = crawl_and_index(
+        settings, selected, resolve, allow_private, quiet=quiet, options=options, engine=engine
+    )
     return {**summary, "due": len(selected)}

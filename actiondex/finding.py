@@ -26,8 +26,7 @@ def query_of(q: str, options: dict[str, Any]) -> FindQuery:
         raise UserError(f"{option}: {message}") from exc
 
 
-def run(q: str, options: dict[str, Any], settings: Callable[[], Settings],
-        as_json: bool) -> None:
+def run(q: str, options: dict[str, Any], settings: Callable[[], Settings], as_json: bool) -> None:
     query = query_of(q, options)  # before the store is opened: bad input costs nothing
     config = settings()
     index = open_index(config, open_store(config))

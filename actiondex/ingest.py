@@ -44,8 +44,11 @@ def _wanted(path: Path, folder: Path) -> bool:
     """A manifest-like file, not hidden, nor in a hidden folder (.git) other than the one
     manifests are published in."""
     hidden = [p for p in path.relative_to(folder).parts if p.startswith(".")]
-    return (path.is_file() and hidden in ([], [".well-known"])
-            and (path.suffix.lower() in SUFFIXES or path.name in well_known_names()))
+    return (
+        path.is_file()
+        and hidden in ([], [".well-known"])
+        and (path.suffix.lower() in SUFFIXES or path.name in well_known_names())
+    )
 
 
 def manifest_files(paths: list[Path]) -> list[Path]:
@@ -73,23 +76,27 @@ def read_file(path: Path, origin: str | None) -> RawDocument:
         raise Skip("an HTML page without Schema.org JSON-LD, microdata or RDFa")
     _check(normalise(document))
     if not placed.named:
-        raise Skip("names no site; pass --origin https://site.example, or give the "
-                   "manifest its site (a url field)")
+        raise Skip(
+            "names no site; pass --origin https://site.example, or give the "
+            "manifest its site (a url field)"
+        )
     return document
 
 
 def _check(manifest: Manifest) -> None:
     """Skip what holds nothing for agents: no known format, or a README read as llms.txt."""
-    why = next((f" ({d.code}: {d.message})" for d in manifest.diagnostics
-                if d.severity == "error"), "")
+    why = next(
+        (f" ({d.code}: {d.message})" for d in manifest.diagnostics if d.severity == "error"), ""
+    )
     if manifest.format == "unknown":
         raise Skip(f"not a manifest{why}")
     if not (manifest.actions or manifest.flows or manifest.references):
         raise Skip(f"no actions, flows or references to other documents{why}")
 
 
-def _place_all(files: list[Path], origin: str | None
-               ) -> tuple[dict[str, list[RawDocument]], list[Skipped]]:
+def _place_all(
+    files: list[Path], origin: str | None
+) -> tuple[dict[str, list[RawDocument]], list[Skipped]]:
     by_site: dict[str, list[RawDocument]] = defaultdict(list)
     skipped = []
     for path in files:
@@ -105,8 +112,10 @@ def _place_all(files: list[Path], origin: str | None
 def _store_site(engine: Engine, host: str, docs: list[RawDocument]) -> PromoteResult:
     """One site in one transaction; its name is checked as a crawl checks it."""
     origin = origin_of(docs[0].url)
-    notes = [FetchFailure(url=origin + "/", code=d.code, message=d.message)
-             for d in host_diagnostics(host)]
+    notes = [
+        FetchFailure(url=origin + "/", code=d.code, message=d.message)
+        for d in host_diagnostics(host)
+    ]
     crawl = SiteCrawl(host=host, origin=origin, documents=docs, failures=notes)
     update = normalise_site(crawl)
     with transaction(engine) as session:
@@ -124,9 +133,17 @@ def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[
     if not files:
         raise UserError("no manifest files found")
     by_site, skipped = _place_all(files, origin)
-    totals: dict[str, Any] = {"kind": "ingest", "sites": 0, "documents": 0, "actions": 0,
-                              "flows": 0, "errors": 0, "changed_sites": [], "per_site": [],
-                              "skipped": [asdict(s) for s in skipped]}
+    totals: dict[str, Any] = {
+        "kind": "ingest",
+        "sites": 0,
+        "documents": 0,
+        "actions": 0,
+        "flows": 0,
+        "errors": 0,
+        "changed_sites": [],
+        "per_site": [],
+        "skipped": [asdict(s) for s in skipped],
+    }
     for host, docs in sorted(by_site.items()):
         _add(totals, _store_site(engine, host, docs))
     return totals
@@ -139,6 +156,12 @@ def _add(totals: dict[str, Any], result: PromoteResult) -> None:
     totals["errors"] += len(result.errors)
     if result.changed:
         totals["changed_sites"].append(result.host)
-    totals["per_site"].append({"host": result.host, "documents": result.documents,
-                               "actions": result.actions, "flows": result.flows,
-                               "errors": result.errors})
+    totals["per_site"].append(
+        {
+            "host": result.host,
+            "documents": result.documents,
+            "actions": result.actions,
+            "flows": result.flows,
+            "errors": result.errors,
+        }
+    )

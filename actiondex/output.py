@@ -37,42 +37,70 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
         table.add_column(col, justify="left" if col in ("site", "errors") else "right")
     for row in data.get("per_site", []):
         errors = ", ".join(row.get("errors") or []) or "-"
-        table.add_row(escape(row["host"]), str(row["documents"]), str(row["actions"]),
-                      str(row["flows"]), errors)
+        table.add_row(
+            escape(row["host"]),
+            str(row["documents"]),
+            str(row["actions"]),
+            str(row["flows"]),
+            errors,
+        )
     table.add_section()
-    table.add_row(f"{data['sites']} sites", str(data["documents"]), str(data["actions"]),
-                  str(data["flows"]), str(data["errors"]), style="bold")
+    table.add_row(
+        f"{data['sites']} sites",
+        str(data["documents"]),
+        str(data["actions"]),
+        str(data["flows"]),
+        str(data["errors"]),
+        style="bold",
+    )
     out.print(table)
     for skipped in data.get("skipped", []):
-        out.print(f"[bold]skipped[/bold] {escape(skipped['path'])}: {escape(skipped['reason'])}",
-                  soft_wrap=True)
+        out.print(
+            f"[bold]skipped[/bold] {escape(skipped['path'])}: {escape(skipped['reason'])}",
+            soft_wrap=True,
+        )
     if data.get("replayed"):
-        out.print(f"Stored from the spool (kept while the database was away): "
-                  f"{escape(', '.join(data['replayed']))}")
+        out.print(
+            f"Stored from the spool (kept while the database was away): "
+            f"{escape(', '.join(data['replayed']))}"
+        )
     spooled = [r["host"] for r in data.get("per_site", []) if "store-unavailable" in r["errors"]]
     if spooled:
-        out.print(f"[bold]Database unavailable:[/bold] {len(spooled)} sites are spooled under "
-                  "the data dir and will be stored by the next crawl.")
+        out.print(
+            f"[bold]Database unavailable:[/bold] {len(spooled)} sites are spooled under "
+            "the data dir and will be stored by the next crawl."
+        )
 
 
 def results(response: FindResponse) -> None:
     """Search results as a readable table; with ``explain``, each score's parts below it."""
     if response.shortened:
-        info(f"A long request: searched by its {len(response.shortened.terms)} rarest words "
-             f"({', '.join(response.shortened.terms)}); {response.shortened.dropped} left out.")
+        info(
+            f"A long request: searched by its {len(response.shortened.terms)} rarest words "
+            f"({', '.join(response.shortened.terms)}); {response.shortened.dropped} left out."
+        )
     if response.sites is not None:
         _sites(response)
         return
     if not response.results:
         out.print(f"No actions found for {response.query!r} ({response.took_ms:.1f} ms).")
         return
-    table = Table(title=f"{response.query!r}: {len(response.results)} results in "
-                        f"{response.took_ms:.1f} ms", title_justify="left")
+    table = Table(
+        title=f"{response.query!r}: {len(response.results)} results in {response.took_ms:.1f} ms",
+        title_justify="left",
+    )
     for col in ("#", "site", "action", "effect", "needs", "how", "score"):
         table.add_column(col, overflow="fold", justify="right" if col == "score" else "left")
     for rank, r in enumerate(response.results, 1):
-        table.add_row(str(rank), r.site, f"{escape(r.title)}\n[dim]{r.kind} {r.name}[/dim]",
-                      r.effect, escape(_needs(r)), escape(_how(r)), f"{r.score:.2f}")
+        table.add_row(
+            str(rank),
+            r.site,
+            f"{escape(r.title)}\n[dim]{r.kind} {r.name}[/dim]",
+            r.effect,
+            escape(_needs(r)),
+            escape(_how(r)),
+            f"{r.score:.2f}",
+        )
     out.print(table)
     for rank, r in enumerate(response.results, 1):
         if r.explain is not None:
@@ -85,13 +113,16 @@ def _sites(response: FindResponse) -> None:
     if not response.sites:
         out.print(f"No site found for {response.query!r} ({response.took_ms:.1f} ms).")
         return
-    table = Table(title=f"{response.query!r}: {len(response.sites)} sites in "
-                        f"{response.took_ms:.1f} ms", title_justify="left")
+    table = Table(
+        title=f"{response.query!r}: {len(response.sites)} sites in {response.took_ms:.1f} ms",
+        title_justify="left",
+    )
     for col in ("#", "site", "best actions", "score"):
         table.add_column(col, overflow="fold", justify="right" if col == "score" else "left")
     for rank, site in enumerate(response.sites, 1):
-        actions = "\n".join(f"{escape(r.title)} [dim]{r.kind} {r.name}, {r.effect}[/dim]"
-                            for r in site.actions)
+        actions = "\n".join(
+            f"{escape(r.title)} [dim]{r.kind} {r.name}, {r.effect}[/dim]" for r in site.actions
+        )
         table.add_row(str(rank), site.site, actions, f"{site.score:.2f}")
     out.print(table)
 
@@ -100,8 +131,9 @@ def _needs(r: FindResult) -> str:
     """What calling it takes: auth (and scope), and what it costs."""
     needs = [] if r.auth == "none" else [r.auth + (f" ({r.scope})" if r.scope else "")]
     if r.cost:
-        needs.append(" ".join(str(r.cost.get(k, "")) for k in ("amount", "currency")).strip()
-                     or "costs")
+        needs.append(
+            " ".join(str(r.cost.get(k, "")) for k in ("amount", "currency")).strip() or "costs"
+        )
     return "\n".join(needs) or "-"
 
 
@@ -113,7 +145,7 @@ def _how(r: FindResult) -> str:
     endpoint = r.endpoint or ""
     parts = urlsplit(endpoint)
     if parts.hostname and parts.hostname == r.site:
-        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}"):] or "/"
+        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}") :] or "/"
     return f"{r.method or ''} {endpoint}".strip() or "-"
 
 

@@ -12,8 +12,9 @@ class Refused(UserError):
     code = "refused"
 
 
-def make_policy(settings: Settings, resolve: list[str],
-                allow_private: bool | None) -> AddressPolicy:
+def make_policy(
+    settings: Settings, resolve: list[str], allow_private: bool | None
+) -> AddressPolicy:
     """The address policy of the settings and the command line's flags."""
     try:
         return policy_from(settings, resolve, allow_private)

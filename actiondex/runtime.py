@@ -73,10 +73,12 @@ def open_index(settings: Settings, engine: Engine) -> ActionIndex:
             if time.monotonic() >= deadline:
                 break
             time.sleep(LOCK_RETRY_S)
-    output.info(f"actiondex: another process held the index's lock for "
-                f"{settings.index_wait_seconds:g} s, so this one left the index to it: a "
-                "running `actiondex serve` or `mcp` indexes what is stored within its "
-                "ACTIONDEX_INDEX_POLL_SECONDS; with none running, `actiondex index` does")
+    output.info(
+        f"actiondex: another process held the index's lock for "
+        f"{settings.index_wait_seconds:g} s, so this one left the index to it: a "
+        "running `actiondex serve` or `mcp` indexes what is stored within its "
+        "ACTIONDEX_INDEX_POLL_SECONDS; with none running, `actiondex index` does"
+    )
     return index
 
 
@@ -85,11 +87,11 @@ def empty_index_note(settings: Settings, index: ActionIndex) -> str | None:
     (the demo keeps a store of its own, which a plain ``find`` after ``make demo`` misses)."""
     if index.searcher().num_docs:
         return None
-    note = (f"the store in {settings.data_dir} holds no actions yet: fill it with "
-            "`actiondex crawl` or `actiondex ingest`")
+    note = (
+        f"the store in {settings.data_dir} holds no actions yet: fill it with "
+        "`actiondex crawl` or `actiondex ingest`"
+    )
     demo = settings.data_dir / "demo"
     if (demo / "index").is_dir():
         note += f"; the demo's store is {demo}: `actiondex --data-dir {demo} find ...`"
     return note
-
-

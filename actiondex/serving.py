@@ -45,12 +45,12 @@ def check_port_free(host: str, port: int) -> None:
         try:
             sock.bind((host, port))
         except OSError as exc:
-            raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}; "
-                            "pass --port") from exc
+            raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}; pass --port") from exc
 
 
-def follow_store(index: ActionIndex, engine: Engine, stop: threading.Event,
-                 settings: Settings) -> None:
+def follow_store(
+    index: ActionIndex, engine: Engine, stop: threading.Event, settings: Settings
+) -> None:
     """New crawl results become searchable within about a poll, without a restart.
 
     A poll is one indexed query (registry.index.changes), so it runs every second; every
@@ -89,8 +89,9 @@ def log_access(enabled: bool) -> None:
 @contextlib.contextmanager
 def following(index: ActionIndex, engine: Engine, settings: Settings) -> Iterator[None]:
     stop = threading.Event()
-    follower = threading.Thread(target=follow_store, args=(index, engine, stop, settings),
-                                daemon=True)
+    follower = threading.Thread(
+        target=follow_store, args=(index, engine, stop, settings), daemon=True
+    )
     follower.start()
     try:
         yield
@@ -100,12 +101,14 @@ def following(index: ActionIndex, engine: Engine, settings: Settings) -> Iterato
 
 def doors(base: str) -> list[str]:
     """Where each door of a server at ``base`` is, one line each, for people to read."""
-    return [f"web page:    {base}/  (search, action and site pages, {base}/validator)",
-            f"HTTP API:    {base}/find?q=buy+printer+paper  (all routes: {base}/docs)",
-            f"MCP:         {base}{MCP_PATH}  (Streamable HTTP; over stdio: `actiondex mcp`)",
-            f"ARD v0.91:   {base}/ard/agents  (and POST /ard/search, /ard/explore; this "
-            f"registry described: {base}{ard_format.PATHS[0]})",
-            f"operations:  {base}/readyz  {base}/metrics"]
+    return [
+        f"web page:    {base}/  (search, action and site pages, {base}/validator)",
+        f"HTTP API:    {base}/find?q=buy+printer+paper  (all routes: {base}/docs)",
+        f"MCP:         {base}{MCP_PATH}  (Streamable HTTP; over stdio: `actiondex mcp`)",
+        f"ARD v0.91:   {base}/ard/agents  (and POST /ard/search, /ard/explore; this "
+        f"registry described: {base}{ard_format.PATHS[0]})",
+        f"operations:  {base}/readyz  {base}/metrics",
+    ]
 
 
 def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
@@ -118,12 +121,21 @@ def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
         output.info(f"  {line}")
     sys.setswitchinterval(GIL_SWITCH_S)
     with following(index, engine, settings):
-        uvicorn.run(create_app(for_listener(settings, host), index=index, engine=engine,
-                               target_check=target_check(settings)),
-                    host=host, port=port, log_level="warning", access_log=False,
-                    # The app believes X-Forwarded-For only from ACTIONDEX_TRUSTED_PROXIES
-                    # (api.app); uvicorn's own default would believe it from loopback.
-                    proxy_headers=False)
+        uvicorn.run(
+            create_app(
+                for_listener(settings, host),
+                index=index,
+                engine=engine,
+                target_check=target_check(settings),
+            ),
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            # The app believes X-Forwarded-For only from ACTIONDEX_TRUSTED_PROXIES
+            # (api.app); uvicorn's own default would believe it from loopback.
+            proxy_headers=False,
+        )
 
 
 @dataclass
@@ -149,7 +161,6 @@ def serve_stdio(settings: Settings, engine: Engine) -> None:
         backing = StdioBacking(index, engine, anyio.CapacityLimiter(SEARCH_THREADS))
         await build_server(lambda: backing).run_stdio_async()
 
-    output.info(f"MCP tools on stdio over {output.safe_url(settings.db_url)} (closing stdin "
-                "stops)")
+    output.info(f"MCP tools on stdio over {output.safe_url(settings.db_url)} (closing stdin stops)")
     with following(index, engine, settings):
         anyio.run(run)

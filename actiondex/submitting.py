@@ -40,8 +40,13 @@ def target_check(settings: Settings) -> TargetCheck:
     return policy_check(make_policy(settings, [], None))
 
 
-def run(url: str, resolve: list[str], allow_private: bool | None,
-        settings: Callable[[], Settings], as_json: bool) -> None:
+def run(
+    url: str,
+    resolve: list[str],
+    allow_private: bool | None,
+    settings: Callable[[], Settings],
+    as_json: bool,
+) -> None:
     config = settings()
     try:
         target = policy_check(make_policy(config, resolve, allow_private))(url)
@@ -56,8 +61,12 @@ def run(url: str, resolve: list[str], allow_private: bool | None,
         print(json.dumps({**data, "created": created}, sort_keys=True))
         return
     said = "queued" if created else f"already {data['status']}"
-    output.out.print(f"{said}: {data['url']} (submission {data['id']}); it is crawled by the "
-                     "next `actiondex crawl --due`", soft_wrap=True, markup=False)
+    output.out.print(
+        f"{said}: {data['url']} (submission {data['id']}); it is crawled by the "
+        "next `actiondex crawl --due`",
+        soft_wrap=True,
+        markup=False,
+    )
 
 
 def _submit(engine: Engine, target: str) -> tuple[dict[str, object], bool]:

@@ -15,11 +15,19 @@ from actiondex.output import err, out
 from registry.model.schemas import Action, Diagnostic, Flow
 from registry.validate import UNKNOWN_SITE, SiteReport, ValidationReport
 
-EFFECT_STYLE = {"read": "green", "write": "yellow", "send": "cyan", "spend": "magenta",
-                "delete": "red"}
+EFFECT_STYLE = {
+    "read": "green",
+    "write": "yellow",
+    "send": "cyan",
+    "spend": "magenta",
+    "delete": "red",
+}
 # severity, noun, colour, mark
-SEVERITIES = (("error", "error", "red", "✗"), ("warning", "warning", "yellow", "!"),
-              ("info", "note", "blue", "i"))
+SEVERITIES = (
+    ("error", "error", "red", "✗"),
+    ("warning", "warning", "yellow", "!"),
+    ("info", "note", "blue", "i"),
+)
 MAX_FIELDS = 8
 
 
@@ -34,8 +42,9 @@ def progress(message: str, quiet: bool) -> Iterator[Any]:
 def render(report: ValidationReport | SiteReport, source: str | None = None) -> None:
     """The report for people; ``source`` names the local file it was read from."""
     if isinstance(report, SiteReport):
-        out.print(f"[bold]{escape(report.site)}[/bold]: what agents will see, document by "
-                  "document\n")
+        out.print(
+            f"[bold]{escape(report.site)}[/bold]: what agents will see, document by document\n"
+        )
         for document in report.documents:
             render_document(document)
         _verdict([d for doc in report.documents for d in doc.diagnostics])
@@ -79,19 +88,30 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _actions_table(report: ValidationReport) -> Table:
-    table = Table(title="  Actions as agents will see them", title_justify="left",
-                  title_style="bold", padding=(0, 1))
+    table = Table(
+        title="  Actions as agents will see them",
+        title_justify="left",
+        title_style="bold",
+        padding=(0, 1),
+    )
     for column in ("action", "effect", "call", "input"):
         table.add_column(column, overflow="fold")
     for action in report.actions:
         style = EFFECT_STYLE.get(action.effect, "")
         title = escape(action.title)
         name = f"\n[dim]{escape(action.name)}[/dim]" if action.name != action.title else ""
-        warn = "" if action.same_origin or report.site == UNKNOWN_SITE else (
-            "\n[yellow]other origin[/yellow]")
+        warn = (
+            ""
+            if action.same_origin or report.site == UNKNOWN_SITE
+            else ("\n[yellow]other origin[/yellow]")
+        )
         auth = f"\n[dim]{action.auth}[/dim]" if action.auth not in ("none", "unknown") else ""
-        table.add_row(f"{title}{name}", f"[{style}]{action.effect}[/{style}]{auth}",
-                      escape(_call(action, report.site)) + warn, escape(_fields(action)))
+        table.add_row(
+            f"{title}{name}",
+            f"[{style}]{action.effect}[/{style}]{auth}",
+            escape(_call(action, report.site)) + warn,
+            escape(_fields(action)),
+        )
     return table
 
 
@@ -100,7 +120,7 @@ def _call(action: Action, site: str) -> str:
     endpoint = action.endpoint or ""
     parts = urlsplit(endpoint)
     if parts.hostname and parts.hostname == site:
-        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}"):] or "/"
+        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}") :] or "/"
     return f"{action.method or ''} {endpoint}".strip() or "-"
 
 
@@ -117,12 +137,15 @@ def _fields(action: Action) -> str:
 
 def _print_flow(flow: Flow) -> None:
     style = EFFECT_STYLE.get(flow.effect, "")
-    out.print(f"  • {escape(flow.title)} [dim]{escape(flow.name)}[/dim] "
-              f"[{style}]{flow.effect}[/{style}]")
+    out.print(
+        f"  • {escape(flow.title)} [dim]{escape(flow.name)}[/dim] [{style}]{flow.effect}[/{style}]"
+    )
     for number, step in enumerate(flow.steps, 1):
         binds = ", ".join(f"{k} ← {v}" for k, v in step.bindings.items())
-        out.print(f"      {number}. {escape(step.action)}"
-                  + (f"  [dim]{escape(binds)}[/dim]" if binds else ""))
+        out.print(
+            f"      {number}. {escape(step.action)}"
+            + (f"  [dim]{escape(binds)}[/dim]" if binds else "")
+        )
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
@@ -132,8 +155,11 @@ def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
             continue
         out.print(f"  [bold {colour}]{noun.capitalize()}s ({len(found)})[/bold {colour}]")
         for d in found:
-            out.print(f"    [{colour}]{mark}[/{colour}] [bold]{escape(d.code)}[/bold] "
-                      f"[dim]at {escape(d.path)}[/dim]", soft_wrap=True)
+            out.print(
+                f"    [{colour}]{mark}[/{colour}] [bold]{escape(d.code)}[/bold] "
+                f"[dim]at {escape(d.path)}[/dim]",
+                soft_wrap=True,
+            )
             out.print(f"      {escape(d.message)}", soft_wrap=True)
             if d.hint:
                 out.print(f"      [dim]fix:[/dim] {escape(d.hint)}", soft_wrap=True)
@@ -142,7 +168,9 @@ def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
 def _verdict(diagnostics: list[Diagnostic]) -> None:
     errors = sum(d.severity == "error" for d in diagnostics)
     if errors:
-        out.print(f"[bold red]✗ {_plural(errors, 'error')}[/bold red]: agents will miss what "
-                  "they describe; fix them before publishing.")
+        out.print(
+            f"[bold red]✗ {_plural(errors, 'error')}[/bold red]: agents will miss what "
+            "they describe; fix them before publishing."
+        )
     else:
         out.print("[bold green]✓ No errors[/bold green]: this is what agents will see.")

@@ -36,8 +36,14 @@ _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _DATA_SUFFIXES = {".json", ".jsonld", ".yaml", ".yml", ".txt"}
 
 
-def run(target: str, origin: str | None, resolve: list[str], allow_private: bool | None,
-        settings: Callable[[], Settings], as_json: bool) -> bool:
+def run(
+    target: str,
+    origin: str | None,
+    resolve: list[str],
+    allow_private: bool | None,
+    settings: Callable[[], Settings],
+    as_json: bool,
+) -> bool:
     """Validate and print (rich, or one JSON object); True when there is no error."""
     report = validate_target(target, origin, resolve, allow_private, settings, quiet=as_json)
     path = _local_file(target)
@@ -52,9 +58,14 @@ def run(target: str, origin: str | None, resolve: list[str], allow_private: bool
     return report.ok
 
 
-def validate_target(target: str, origin: str | None, resolve: list[str],
-                    allow_private: bool | None,
-                    settings: Callable[[], Settings], quiet: bool = False) -> Report:
+def validate_target(
+    target: str,
+    origin: str | None,
+    resolve: list[str],
+    allow_private: bool | None,
+    settings: Callable[[], Settings],
+    quiet: bool = False,
+) -> Report:
     """A local file's report, or a fetched document's or site's (UserError on bad input)."""
     path = _local_file(target)
     if path is not None:
@@ -115,8 +126,7 @@ def _beside(path: Path, url: str) -> Callable[[str], bytes | None]:
     will be served (the folder holding .well-known is the site root): an owner checks an
     ai-plugin.json or api-catalog together with the OpenAPI they publish beside it."""
     folder = path.resolve().parent
-    root = next((p.parent for p in (folder, *folder.parents) if p.name == ".well-known"),
-                folder)
+    root = next((p.parent for p in (folder, *folder.parents) if p.name == ".well-known"), folder)
     origin = urlsplit(url)
 
     def resolve(reference: str) -> bytes | None:
@@ -131,8 +141,9 @@ def _beside(path: Path, url: str) -> Callable[[str], bytes | None]:
     return resolve
 
 
-def _document_report(item: tuple[RawDocument, dict[str, bytes]] | FetchFailure | str
-                     ) -> ValidationReport:
+def _document_report(
+    item: tuple[RawDocument, dict[str, bytes]] | FetchFailure | str,
+) -> ValidationReport:
     if isinstance(item, FetchFailure):
         return failure_report(item, named=True)
     if isinstance(item, str):  # an HTML page without Schema.org items

@@ -34,8 +34,9 @@ from registry.store.crawl_state import latest_finished_run
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
 # core. More only contend for the GIL and the caches: at 10k actions, 40 threads (Starlette's
 # default pool) spent 2.2-2.6 ms of CPU per request at concurrency 16, 2 threads 1.4 ms.
-SEARCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-    os.cpu_count() or 2)
+SEARCH_THREADS = (
+    len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+)
 
 DESCRIPTION = (
     "An open registry of the actions websites offer AI agents. `GET /find` answers which "
@@ -45,12 +46,16 @@ DESCRIPTION = (
     "`POST /actions/{id}/prepare` plans a call without making it; `POST /validate` shows a "
     "site owner what agents will see; `POST /submissions` asks for a crawl of a site. Every "
     "error is "
-    '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.')
+    '`{"error": {"code", "message", "field"}}` with a 4xx or 5xx status.'
+)
 
 
-def create_app(settings: Settings | None = None, index: ActionIndex | None = None,
-               engine: Engine | None = None,
-               target_check: submissions.TargetCheck | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    index: ActionIndex | None = None,
+    engine: Engine | None = None,
+    target_check: submissions.TargetCheck | None = None,
+) -> FastAPI:
     """Build the app; without ``index``, the lifespan opens the one under settings.index_path,
     and without ``engine`` it makes one from settings (and disposes of it at the end).
     ``target_check``: the crawler's address guard for POST /submissions (the API does not
@@ -76,8 +81,14 @@ def create_app(settings: Settings | None = None, index: ActionIndex | None = Non
                 app.state.engine.dispose()
                 app.state.engine = None
 
-    app = FastAPI(title="actiondex", version="0.1.0", description=DESCRIPTION,
-                  lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="actiondex",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
     app.state.index = index
     app.state.engine = engine

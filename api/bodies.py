@@ -101,6 +101,9 @@ def _content_length(scope: dict[str, Any]) -> int | None:
 async def _refuse(scope: dict[str, Any], receive: Any, send: Any, limit: int) -> None:
     message = f"the body is larger than {limit} bytes"
     headers = {"Connection": "close"}
-    response = (ard_error(413, message, headers) if under_ard(scope["path"])
-                else error_response(413, "too-large", message, headers=headers))
+    response = (
+        ard_error(413, message, headers)
+        if under_ard(scope["path"])
+        else error_response(413, "too-large", message, headers=headers)
+    )
     await response(scope, receive, send)

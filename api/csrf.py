@@ -23,11 +23,22 @@ from urllib.parse import urlsplit
 from api.errors import error_response
 
 JSON = ("application/json",)
-DOCUMENTS = ("application/json", "application/yaml", "application/x-yaml", "text/yaml",
-             "text/x-yaml", "text/markdown", "text/html", "")  # "": no Content-Type
+DOCUMENTS = (
+    "application/json",
+    "application/yaml",
+    "application/x-yaml",
+    "text/yaml",
+    "text/x-yaml",
+    "text/markdown",
+    "text/html",
+    "",
+)  # "": no Content-Type
 # path -> the media types its POST takes (None: any, e.g. the web form)
 GUARDED: dict[str, tuple[str, ...] | None] = {
-    "/submissions": JSON, "/validate": DOCUMENTS, "/validator": None}
+    "/submissions": JSON,
+    "/validate": DOCUMENTS,
+    "/validator": None,
+}
 SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -37,8 +48,7 @@ class SameOrigin:
         self.app = app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if (scope["type"] != "http" or scope["method"] in SAFE
-                or scope["path"] not in GUARDED):
+        if scope["type"] != "http" or scope["method"] in SAFE or scope["path"] not in GUARDED:
             await self.app(scope, receive, send)
             return
         refusal = refuse(scope["path"], _headers(scope))
@@ -52,18 +62,29 @@ def refuse(path: str, headers: dict[str, str]) -> Any:
     """The error answer for a request to ``path`` with ``headers``, or None when it passes."""
     origin = headers.get("origin")
     if origin is not None and not own_origin(origin, headers.get("host", "")):
-        return error_response(403, "cross-origin", f"POST {path} is not taken from a page on "
-                              f"another site ({origin[:200]}); send it from this server's "
-                              "own page, or with no Origin header", "Origin")
+        return error_response(
+            403,
+            "cross-origin",
+            f"POST {path} is not taken from a page on "
+            f"another site ({origin[:200]}); send it from this server's "
+            "own page, or with no Origin header",
+            "Origin",
+        )
     accepted = GUARDED[path]
     media = headers.get("content-type", "").split(";")[0].strip().lower()
-    if accepted is None or media in accepted or (
-            "application/json" in accepted and _json_suffix(media)):
+    if (
+        accepted is None
+        or media in accepted
+        or ("application/json" in accepted and _json_suffix(media))
+    ):
         return None
     named = ", ".join(t for t in accepted if t) or "none"
-    return error_response(415, "unsupported-media-type", f"POST {path} takes {named} "
-                          f"bodies, not {media or 'a body without a Content-Type'}",
-                          "Content-Type")
+    return error_response(
+        415,
+        "unsupported-media-type",
+        f"POST {path} takes {named} bodies, not {media or 'a body without a Content-Type'}",
+        "Content-Type",
+    )
 
 
 def own_origin(origin: str, host: str) -> bool:
@@ -90,5 +111,6 @@ def _json_suffix(media: str) -> bool:
 
 
 def _headers(scope: dict[str, Any]) -> dict[str, str]:
-    return {name.decode("latin-1").lower(): value.decode("latin-1")
-            for name, value in scope["headers"]}
+    return {
+        name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]
+    }

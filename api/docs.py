@@ -21,9 +21,11 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 ASSETS = "/docs-assets"
-CSP = ("default-src 'none'; script-src 'self'{scripts}; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; "
-       "form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'{scripts}; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; "
+    "form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 _INLINE = re.compile(r"<script>(.*?)</script>", re.DOTALL)
 
 
@@ -31,10 +33,16 @@ def secured(page: HTMLResponse) -> HTMLResponse:
     """``page`` with its CSP (each inline script allowed by its hash) and no framing."""
     hashes = "".join(
         f" 'sha256-{base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()}'"
-        for script in _INLINE.findall(bytes(page.body).decode()))
-    page.headers.update({"Content-Security-Policy": CSP.format(scripts=hashes),
-                         "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
-                         "Referrer-Policy": "same-origin"})
+        for script in _INLINE.findall(bytes(page.body).decode())
+    )
+    page.headers.update(
+        {
+            "Content-Security-Policy": CSP.format(scripts=hashes),
+            "X-Frame-Options": "DENY",
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "same-origin",
+        }
+    )
     return page
 
 
@@ -46,18 +54,27 @@ def install_docs(app: FastAPI) -> None:
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return secured(get_swagger_ui_html(
-            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - API",
-            swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{ASSETS}/favicon.png",
-            # Swagger UI would send the schema to validator.swagger.io for its badge.
-            swagger_ui_parameters={"validatorUrl": None}))
+        return secured(
+            get_swagger_ui_html(
+                openapi_url=f"{root}{app.openapi_url}",
+                title=f"{app.title} - API",
+                swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
+                swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
+                swagger_favicon_url=f"{root}{ASSETS}/favicon.png",
+                # Swagger UI would send the schema to validator.swagger.io for its badge.
+                swagger_ui_parameters={"validatorUrl": None},
+            )
+        )
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return secured(get_redoc_html(
-            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - API",
-            redoc_js_url=f"{root}{ASSETS}/redoc.standalone.js",
-            redoc_favicon_url=f"{root}{ASSETS}/favicon.png", with_google_fonts=False))
+        return secured(
+            get_redoc_html(
+                openapi_url=f"{root}{app.openapi_url}",
+                title=f"{app.title} - API",
+                redoc_js_url=f"{root}{ASSETS}/redoc.standalone.js",
+                redoc_favicon_url=f"{root}{ASSETS}/favicon.png",
+                with_google_fonts=False,
+            )
+        )

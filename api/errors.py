@@ -25,9 +25,16 @@ from registry.db.engine import DB_AWAY
 
 HTTP_CODES = {400: "bad-request", 404: "not-found", 405: "method-not-allowed", 413: "too-large"}
 ARD_PREFIX = "/ard"
-ARD_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
-             405: "METHOD_NOT_ALLOWED", 429: "RATE_LIMIT_EXCEEDED", 500: "INTERNAL_ERROR",
-             501: "UNIMPLEMENTED", 503: "UNAVAILABLE"}
+ARD_CODES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    429: "RATE_LIMIT_EXCEEDED",
+    500: "INTERNAL_ERROR",
+    501: "UNIMPLEMENTED",
+    503: "UNAVAILABLE",
+}
 # What each status means on our routes, for the OpenAPI document.
 STATUS_TEXT = {
     403: "A browser page on another site sent it (`cross-origin`, naming the Origin)",
@@ -55,7 +62,8 @@ class ErrorDetail(BaseModel):
     message: str = Field(description="What went wrong, for people")
     field: str | None = Field(description="The parameter at fault, when there is one")
     problems: list[Problem] | None = Field(
-        None, description="Every problem, when there are several at once (prepare)")
+        None, description="Every problem, when there are several at once (prepare)"
+    )
 
 
 class ErrorBody(BaseModel):
@@ -64,8 +72,9 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-def error_responses(*statuses: int, text: Mapping[int, str] | None = None
-                    ) -> dict[int | str, dict[str, Any]]:
+def error_responses(
+    *statuses: int, text: Mapping[int, str] | None = None
+) -> dict[int | str, dict[str, Any]]:
     """The ``responses`` of a route that can answer ``statuses``: each with ErrorBody, described
     by ``text`` or STATUS_TEXT. A 422 declared here also keeps FastAPI from documenting its own
     ``{"detail": ...}`` shape."""
@@ -87,12 +96,12 @@ def error_response(
     return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
-def ard_error(status: int, message: str, headers: Mapping[str, str] | None = None
-              ) -> JSONResponse:
+def ard_error(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
     """An error under /ard: ``{"errorCode", "message"}``."""
     code = ARD_CODES.get(status, "INVALID_ARGUMENT" if status < 500 else "INTERNAL_ERROR")
-    return JSONResponse({"errorCode": code, "message": message}, status_code=status,
-                        headers=headers)
+    return JSONResponse(
+        {"errorCode": code, "message": message}, status_code=status, headers=headers
+    )
 
 
 def under_ard(path: str) -> bool:

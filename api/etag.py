@@ -10,9 +10,13 @@ from typing import Any
 from fastapi import Request, Response
 
 NOT_MODIFIED = {304: {"description": "Not modified: `If-None-Match` names the current ETag"}}
-ETAG_HEADER = {"ETag": {"description": "A strong hash of the body; send it back in "
-                                       "If-None-Match to get 304 while it is unchanged",
-                        "schema": {"type": "string"}}}
+ETAG_HEADER = {
+    "ETag": {
+        "description": "A strong hash of the body; send it back in "
+        "If-None-Match to get 304 while it is unchanged",
+        "schema": {"type": "string"},
+    }
+}
 _DUMP = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 

@@ -16,13 +16,13 @@ from registry.db.tables import CrawlRun
 from registry.index import ActionIndex
 
 # The numeric figures a crawl run records (crawler.run.CrawlSummary) that are worth a series.
-RUN_FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused",
-               "seconds")
+RUN_FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused", "seconds")
 
 
 class StoreCollector(Collector):
-    def __init__(self, index: Callable[[], ActionIndex | None],
-                 last_run: Callable[[], CrawlRun | None]) -> None:
+    def __init__(
+        self, index: Callable[[], ActionIndex | None], last_run: Callable[[], CrawlRun | None]
+    ) -> None:
         self.index = index
         self.last_run = last_run
 
@@ -44,23 +44,28 @@ class StoreCollector(Collector):
 
 
 def _index_series(index: ActionIndex) -> Iterator[GaugeMetricFamily]:
-    docs = GaugeMetricFamily("actiondex_index_documents", "Documents in the index by kind",
-                             labels=["kind"])
+    docs = GaugeMetricFamily(
+        "actiondex_index_documents", "Documents in the index by kind", labels=["kind"]
+    )
     for kind in ("action", "flow"):
         docs.add_metric([kind], index.count(kind))
     yield docs
-    yield GaugeMetricFamily("actiondex_index_generation", "The index generation serving",
-                            value=index.generation)
+    yield GaugeMetricFamily(
+        "actiondex_index_generation", "The index generation serving", value=index.generation
+    )
     if index.synced_at is not None:
         yield GaugeMetricFamily(
             "actiondex_index_age_seconds",
             "Seconds since the index last caught up with the store (the follower syncs every "
-            "few seconds; a growing value means syncs fail)", value=time.time() - index.synced_at)
+            "few seconds; a growing value means syncs fail)",
+            value=time.time() - index.synced_at,
+        )
 
 
 def _run_series(run: CrawlRun) -> Iterator[GaugeMetricFamily]:
-    figures = GaugeMetricFamily("actiondex_last_crawl", "The last crawl run's figures",
-                                labels=["figure"])
+    figures = GaugeMetricFamily(
+        "actiondex_last_crawl", "The last crawl run's figures", labels=["figure"]
+    )
     stats = run.stats or {}
     for name in RUN_FIGURES:
         value = stats.get(name)
@@ -68,12 +73,17 @@ def _run_series(run: CrawlRun) -> Iterator[GaugeMetricFamily]:
             figures.add_metric([name], value)
     figures.add_metric(["changed_sites"], len(stats.get("changed_sites") or ()))
     yield figures
-    yield GaugeMetricFamily("actiondex_last_crawl_ok", "1 if the last crawl run finished, "
-                            "0 if it failed", value=int(run.status == "finished"))
+    yield GaugeMetricFamily(
+        "actiondex_last_crawl_ok",
+        "1 if the last crawl run finished, 0 if it failed",
+        value=int(run.status == "finished"),
+    )
     if run.finished_at is not None:  # the store keeps naive UTC
-        yield GaugeMetricFamily("actiondex_last_crawl_finished_timestamp_seconds",
-                                "When the last crawl run ended (Unix time)",
-                                value=run.finished_at.replace(tzinfo=UTC).timestamp())
+        yield GaugeMetricFamily(
+            "actiondex_last_crawl_finished_timestamp_seconds",
+            "When the last crawl run ended (Unix time)",
+            value=run.finished_at.replace(tzinfo=UTC).timestamp(),
+        )
 
 
 def new_registry() -> CollectorRegistry:

@@ -27,11 +27,19 @@ class RequestMetrics:
     tests, never share counters)."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
-        self.requests = Counter("actiondex_http_requests", "HTTP requests answered",
-                                ("method", "route", "status"), registry=registry)
-        self.latency = Histogram("actiondex_http_request_duration_seconds",
-                                 "Time from request to the last byte of the answer",
-                                 ("method", "route"), buckets=BUCKETS, registry=registry)
+        self.requests = Counter(
+            "actiondex_http_requests",
+            "HTTP requests answered",
+            ("method", "route", "status"),
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "actiondex_http_request_duration_seconds",
+            "Time from request to the last byte of the answer",
+            ("method", "route"),
+            buckets=BUCKETS,
+            registry=registry,
+        )
 
     def record(self, method: str, route: str, status: int, seconds: float) -> None:
         self.requests.labels(method, route, str(status)).inc()
@@ -49,7 +57,8 @@ def route_of(scope: dict[str, Any]) -> str:
     if root:
         return str(root)
     if scope["method"] == "OPTIONS" and any(
-            name == b"access-control-request-method" for name, _ in scope["headers"]):
+        name == b"access-control-request-method" for name, _ in scope["headers"]
+    ):
         return PREFLIGHT
     return UNMATCHED
 

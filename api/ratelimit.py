@@ -40,8 +40,11 @@ class RateLimit:
         retry = max(1, math.ceil(wait))
         message = f"more than {self.rate:g} requests a second from {client}; retry in {retry} s"
         headers = {"Retry-After": str(retry)}
-        response = (ard_error(429, message, headers) if under_ard(scope["path"])
-                    else error_response(429, "rate-limited", message, headers=headers))
+        response = (
+            ard_error(429, message, headers)
+            if under_ard(scope["path"])
+            else error_response(429, "rate-limited", message, headers=headers)
+        )
         await response(scope, receive, send)
 
     def take(self, client: str, now: float) -> float:
@@ -63,5 +66,5 @@ class RateLimit:
         full = self.burst / self.rate
         self.buckets = {c: b for c, b in self.buckets.items() if now - b[1] < full}
         if len(self.buckets) > MAX_CLIENTS:
-            keep = sorted(self.buckets.items(), key=lambda item: item[1][1])[MAX_CLIENTS // 2:]
+            keep = sorted(self.buckets.items(), key=lambda item: item[1][1])[MAX_CLIENTS // 2 :]
             self.buckets = dict(keep)

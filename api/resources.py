@@ -20,8 +20,10 @@ class SiteItem(StrictModel):
     name: str | None
     description: str | None
     version: int = Field(description="Grows by one each time the site's action set changes")
-    updated_at: str = Field(description="When its action set last changed, else was first "
-                                        "stored (ISO 8601, UTC): the list's order")
+    updated_at: str = Field(
+        description="When its action set last changed, else was first "
+        "stored (ISO 8601, UTC): the list's order"
+    )
     changed_at: str | None
     actions: int
     flows: int
@@ -32,7 +34,8 @@ class SitePage(StrictModel):
     items: list[SiteItem]
     next_cursor: str | None = Field(description="The next page's cursor; null on the last")
     resume_cursor: str | None = Field(
-        description="Where a mirror resumes later to see only what changed after this page")
+        description="Where a mirror resumes later to see only what changed after this page"
+    )
 
 
 class ActionBrief(StrictModel):
@@ -65,7 +68,8 @@ class RunSummary(StrictModel):
     targets: int = Field(description="How many targets the run was given")
     stats: dict[str, Any]
     site_errors: list[str] | None = Field(
-        None, description="In a site's last crawl: the codes it recorded for that site")
+        None, description="In a site's last crawl: the codes it recorded for that site"
+    )
 
 
 class SiteDetail(StrictModel):
@@ -79,7 +83,8 @@ class SiteDetail(StrictModel):
     last_error_at: str | None
     removed_at: str | None = Field(
         description="Set while an operator has removed the site (its history keeps what it "
-                    "had: GET /sites/{host}/history)")
+        "had: GET /sites/{host}/history)"
+    )
     actions: list[ActionBrief]
     flows: list[FlowBrief]
     documents: list[DocumentInfo]
@@ -94,7 +99,8 @@ class HistoryEntry(StrictModel):
     at: str = Field(description="ISO 8601, UTC")
     reason: Literal["crawl", "ingest", "tombstone", "robots", "removed"] = Field(
         description="tombstone: 404/410 over 72 h; robots: robots.txt now disallows it; "
-                    "removed: an operator removed the site")
+        "removed: an operator removed the site"
+    )
     run_id: int | None = Field(description="The crawl run that made it, when known")
     added: list[str] = Field(description="Action names; flows as flow:NAME")
     removed: list[str]
@@ -108,8 +114,7 @@ class SiteHistoryPage(StrictModel):
     removed_at: str | None = Field(description="Set while the site is removed")
     version: int
     items: list[HistoryEntry] = Field(description="Newest first")
-    next_cursor: str | None = Field(description="The next (older) page's cursor; null on "
-                                                "the last")
+    next_cursor: str | None = Field(description="The next (older) page's cursor; null on the last")
 
 
 class Stats(StrictModel):
@@ -168,4 +173,5 @@ class ExportManifest(StrictModel):
 
 class PrepareRequest(StrictModel):
     input: dict[str, Any] = Field(
-        default_factory=dict, description="The action's input, as its input_schema says")
+        default_factory=dict, description="The action's input, as its input_schema says"
+    )

@@ -12,8 +12,10 @@ from registry.model.statuses import RunStatus
 class Run(StrictModel):
     id: int
     kind: str = Field(description="crawl or ingest")
-    status: RunStatus = Field(description="running; finished; failed (it raised); aborted "
-                                          "(a signal stopped it, or it died and was swept)")
+    status: RunStatus = Field(
+        description="running; finished; failed (it raised); aborted "
+        "(a signal stopped it, or it died and was swept)"
+    )
     owner: str | None = Field(description='Who ran it: "hostname:pid"')
     started_at: str | None
     finished_at: str | None
@@ -33,5 +35,4 @@ class Run(StrictModel):
 
 class RunPage(StrictModel):
     items: list[Run]
-    next_cursor: str | None = Field(description="The next (older) page's cursor; null on "
-                                                "the last")
+    next_cursor: str | None = Field(description="The next (older) page's cursor; null on the last")

@@ -49,28 +49,68 @@ def validate_body(url_pattern: str, max_url: int, max_bytes: int) -> dict[str, A
     """POST /validate's request body for ``openapi_extra``: the handler reads the raw bytes
     (a manifest in any format, sniffed from content), so FastAPI cannot infer it."""
     url_form = {
-        "title": "ValidateUrl", "type": "object", "required": ["url"],
+        "title": "ValidateUrl",
+        "type": "object",
+        "required": ["url"],
         "additionalProperties": False,
-        "properties": {"url": {"type": "string", "maxLength": max_url, "pattern": url_pattern,
-                               "description": "An http(s) URL, or a domain (its https "
-                                              "homepage): fetched and validated"}},
+        "properties": {
+            "url": {
+                "type": "string",
+                "maxLength": max_url,
+                "pattern": url_pattern,
+                "description": "An http(s) URL, or a domain (its https "
+                "homepage): fetched and validated",
+            }
+        },
     }
     # Any JSON but a lone "url" key: that is the URL form, whose url must be valid. (A lone
     # null "url" is read as a manifest, as the route reads it.)
-    manifest = {"title": "Manifest", "not": {
-        "type": "object", "required": ["url"], "maxProperties": 1,
-        "properties": {"url": {"not": {"type": "null"}}}},
-                "description": "A manifest in any format actiondex reads (the README lists "
-                               "them): read, not fetched"}
+    manifest = {
+        "title": "Manifest",
+        "not": {
+            "type": "object",
+            "required": ["url"],
+            "maxProperties": 1,
+            "properties": {"url": {"not": {"type": "null"}}},
+        },
+        "description": "A manifest in any format actiondex reads (the README lists "
+        "them): read, not fetched",
+    }
     text = {"schema": {"type": "string", "maxLength": max_bytes}}
-    return {"requestBody": {"required": False, "description": (
-        f"A manifest (at most {max_bytes} bytes; format sniffed from the content, sent as "
-        "JSON, YAML, Markdown or HTML: a form or text/plain is refused, 415), or "
-        "{\"url\": ...} to fetch a document or a site"), "content": {
-        "application/json": {"schema": {"anyOf": [url_form, manifest]}, "examples": {
-            "url": {"summary": "Fetch a site", "value": {"url": "shop.example"}},
-            "manifest": {"summary": "A posted manifest", "value": {
-                "version": "0.1", "site": {"url": "https://shop.example"},
-                "actions": [{"name": "search", "title": "Search the shop", "effect": "read",
-                             "method": "GET", "endpoint": "/search{?q}"}]}}}},
-        "application/yaml": text, "text/markdown": text, "text/html": text}}}
+    return {
+        "requestBody": {
+            "required": False,
+            "description": (
+                f"A manifest (at most {max_bytes} bytes; format sniffed from the content, sent as "
+                "JSON, YAML, Markdown or HTML: a form or text/plain is refused, 415), or "
+                '{"url": ...} to fetch a document or a site'
+            ),
+            "content": {
+                "application/json": {
+                    "schema": {"anyOf": [url_form, manifest]},
+                    "examples": {
+                        "url": {"summary": "Fetch a site", "value": {"url": "shop.example"}},
+                        "manifest": {
+                            "summary": "A posted manifest",
+                            "value": {
+                                "version": "0.1",
+                                "site": {"url": "https://shop.example"},
+                                "actions": [
+                                    {
+                                        "name": "search",
+                                        "title": "Search the shop",
+                                        "effect": "read",
+                                        "method": "GET",
+                                        "endpoint": "/search{?q}",
+                                    }
+                                ],
+                            },
+                        },
+                    },
+                },
+                "application/yaml": text,
+                "text/markdown": text,
+                "text/html": text,
+            },
+        }
+    }

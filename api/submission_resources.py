@@ -18,10 +18,13 @@ MAX_URL = 2048
 class SubmissionRequest(StrictModel):
     """A site to crawl: a domain or an http(s) URL on it."""
 
-    url: str = Field(min_length=1, max_length=MAX_URL,
-                     description="A domain (meaning https) or an http(s) URL, e.g. "
-                                 "https://shop.example/; it must pass the crawler's address "
-                                 "guard (public addresses only, web ports)")
+    url: str = Field(
+        min_length=1,
+        max_length=MAX_URL,
+        description="A domain (meaning https) or an http(s) URL, e.g. "
+        "https://shop.example/; it must pass the crawler's address "
+        "guard (public addresses only, web ports)",
+    )
 
 
 class FoundAction(StrictModel):
@@ -37,8 +40,10 @@ class SubmissionOut(StrictModel):
     nothing found)."""
 
     id: str = Field(description="An unguessable token: whoever holds it can follow it")
-    url: str = Field(description="The site's homepage, where the crawl starts "
-                                 "(scheme://host[:port]/: no path, query or fragment is kept)")
+    url: str = Field(
+        description="The site's homepage, where the crawl starts "
+        "(scheme://host[:port]/: no path, query or fragment is kept)"
+    )
     host: str
     status: SubmissionStatus
     reason: str | None
@@ -65,11 +70,20 @@ def taken_out(row: Submission) -> dict[str, Any]:
 
 def submission_out(row: Submission) -> dict[str, Any]:
     """The answer for ``row``, as JSON types."""
+
     def when(value: datetime | None) -> str | None:
         return None if value is None else value.isoformat() + "Z"  # the store keeps naive UTC
 
-    return {"id": row.id, "url": row.url, "host": row.host, "status": row.status,
-            "reason": row.reason, "errors": list(row.errors or []),
-            "actions": [{**a, "url": f"/actions/{a['id']}"} for a in row.actions or []],
-            "created_at": when(row.created_at), "started_at": when(row.started_at),
-            "finished_at": when(row.finished_at), "link": f"/submissions/{row.id}"}
+    return {
+        "id": row.id,
+        "url": row.url,
+        "host": row.host,
+        "status": row.status,
+        "reason": row.reason,
+        "errors": list(row.errors or []),
+        "actions": [{**a, "url": f"/actions/{a['id']}"} for a in row.actions or []],
+        "created_at": when(row.created_at),
+        "started_at": when(row.started_at),
+        "finished_at": when(row.finished_at),
+        "link": f"/submissions/{row.id}",
+    }

@@ -24,8 +24,9 @@ from registry.index import ActionIndex
 from registry.search import FindQuery, page_json, search
 
 BASE = "http://registry.example/"
-FACETS = {"resultType": {"facets": [{"field": f} for f in ("type", "publisher", "effect",
-                                                             "format")]}}
+FACETS = {
+    "resultType": {"facets": [{"field": f} for f in ("type", "publisher", "effect", "format")]}
+}
 
 
 def timed(fn: Callable[[Any], Any], inputs: list[Any]) -> tuple[float, float]:
@@ -49,27 +50,58 @@ def run(n: int, cache: Path | None) -> list[str]:
         index = ActionIndex.open(settings.index_path)
         qs = queries(50)
         with transaction(engine) as session:
-            ids = [e["identifier"] for e in
-                   listing.list_entries(session, None, None, 100, None, BASE)["items"]]
+            ids = [
+                e["identifier"]
+                for e in listing.list_entries(session, None, None, 100, None, BASE)["items"]
+            ]
             rows = {
                 "/find (search)": timed(lambda q: page_json(search(index, FindQuery(q=q))), qs),
-                "POST /ard/search": timed(lambda q: service.search_entries(
-                    index, session, q, [], 10, None, BASE, BASE + "ard"), qs),
-                "  filter type (after)": timed(lambda q: service.search_entries(
-                    index, session, q, match.clauses({"type": "x/y"}), 10, None, BASE,
-                    BASE + "ard"), qs[:10]),
+                "POST /ard/search": timed(
+                    lambda q: service.search_entries(
+                        index, session, q, [], 10, None, BASE, BASE + "ard"
+                    ),
+                    qs,
+                ),
+                "  filter type (after)": timed(
+                    lambda q: service.search_entries(
+                        index,
+                        session,
+                        q,
+                        match.clauses({"type": "x/y"}),
+                        10,
+                        None,
+                        BASE,
+                        BASE + "ard",
+                    ),
+                    qs[:10],
+                ),
                 "GET /ard/agents/{id}": timed(lambda i: service.retrieve(session, i, BASE), ids),
-                "GET /ard/agents": timed(lambda _: listing.list_entries(
-                    session, None, None, 20, None, BASE), range(20)),
-                "  pageToken deep": timed(lambda _: listing.list_entries(
-                    session, None, None, 20, str(n // 2), BASE), range(5)),
-                "  filter per item": timed(lambda _: listing.list_entries(
-                    session, "tags = 'none'", None, 20, None, BASE), range(3)),
-                "POST /ard/explore text": timed(lambda q: explore.explore(
-                    index, session, ExploreRequest.model_validate(
-                        {"query": {"text": q}, **FACETS}), BASE), qs[:10]),
-                "  whole store": timed(lambda _: explore.explore(
-                    index, session, ExploreRequest.model_validate(FACETS), BASE), range(1)),
+                "GET /ard/agents": timed(
+                    lambda _: listing.list_entries(session, None, None, 20, None, BASE), range(20)
+                ),
+                "  pageToken deep": timed(
+                    lambda _: listing.list_entries(session, None, None, 20, str(n // 2), BASE),
+                    range(5),
+                ),
+                "  filter per item": timed(
+                    lambda _: listing.list_entries(session, "tags = 'none'", None, 20, None, BASE),
+                    range(3),
+                ),
+                "POST /ard/explore text": timed(
+                    lambda q: explore.explore(
+                        index,
+                        session,
+                        ExploreRequest.model_validate({"query": {"text": q}, **FACETS}),
+                        BASE,
+                    ),
+                    qs[:10],
+                ),
+                "  whole store": timed(
+                    lambda _: explore.explore(
+                        index, session, ExploreRequest.model_validate(FACETS), BASE
+                    ),
+                    range(1),
+                ),
             }
         engine.dispose()
     return [f"{n:>9,} {name:<24}{p50:>10.2f}{p99:>10.2f}" for name, (p50, p99) in rows.items()]
@@ -78,8 +110,9 @@ def run(n: int, cache: Path | None) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, nargs="+", default=[100_000])
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="keep the synthetic stores here and reuse them")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="keep the synthetic stores here and reuse them"
+    )
     args = parser.parse_args()
     print(f"{'actions':>9} {'operation':<24}{'p50 ms':>10}{'p99 ms':>10}")
     for n in args.actions:

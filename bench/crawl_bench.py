@@ -43,11 +43,22 @@ def crawl(web: LoopbackWeb, data: Path, max_pages: int, delay: float) -> dict[st
     targets = data / "targets.txt"
     targets.write_text("\n".join(web.url(h) for h in web.sites) + "\n")
     flags = [a for e in web.resolve_args() for a in ("--resolve", e)]
-    cmd = [*AX, "crawl", "--json", "--file", str(targets),
-           "--max-pages", str(max_pages), "--delay", str(delay), *flags]
+    cmd = [
+        *AX,
+        "crawl",
+        "--json",
+        "--file",
+        str(targets),
+        "--max-pages",
+        str(max_pages),
+        "--delay",
+        str(delay),
+        *flags,
+    ]
     started = time.monotonic()
-    proc = subprocess.run(cmd, env=env_for(data), capture_output=True, text=True, cwd=ROOT,
-                          timeout=1800)
+    proc = subprocess.run(
+        cmd, env=env_for(data), capture_output=True, text=True, cwd=ROOT, timeout=1800
+    )
     seconds = time.monotonic() - started
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-2000:]}")
@@ -59,10 +70,19 @@ def crawl(web: LoopbackWeb, data: Path, max_pages: int, delay: float) -> dict[st
 
 def scrapy_bench() -> tuple[float, float]:
     """(pages/min, seconds) from `scrapy bench`'s final stats."""
-    cmd = [sys.executable, "-m", "scrapy", "bench", "-s", "CLOSESPIDER_TIMEOUT=10",
-           "-s", "LOG_LEVEL=INFO"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                          cwd=tempfile.gettempdir())
+    cmd = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "bench",
+        "-s",
+        "CLOSESPIDER_TIMEOUT=10",
+        "-s",
+        "LOG_LEVEL=INFO",
+    ]
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir()
+    )
     count = re.search(r"'response_received_count': (\d+)", proc.stderr)
     elapsed = re.search(r"'elapsed_time_seconds': ([\d.]+)", proc.stderr)
     if not count or not elapsed:
@@ -75,36 +95,67 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sites", type=int, default=200)
     parser.add_argument("--max-pages", type=int, default=5)
-    parser.add_argument("--delay", type=float, default=0.0,
-                        help="per-host minimum delay (the crawl default is 1 s)")
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="per-host minimum delay (the crawl default is 1 s)"
+    )
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp, build_web(args.sites) as web:
         first = crawl(web, Path(tmp), args.max_pages, args.delay)
         again = crawl(web, Path(tmp), args.max_pages, args.delay)
     bench_ppm, bench_s = scrapy_bench()
-    for label, run in (("actiondex crawl (first)", first), ("actiondex recrawl (unchanged)",
-                                                              again)):
+    for label, run in (
+        ("actiondex crawl (first)", first),
+        ("actiondex recrawl (unchanged)", again),
+    ):
         ppm = run["requests"] / run["wall"] * 60
-        rows.append((label, run["sites"], run["requests"], run["actions"], run["wall"], ppm,
-                     f"{ppm / bench_ppm:.0%}", f"{run['rss_mb']:.0f}"))
+        rows.append(
+            (
+                label,
+                run["sites"],
+                run["requests"],
+                run["actions"],
+                run["wall"],
+                ppm,
+                f"{ppm / bench_ppm:.0%}",
+                f"{run['rss_mb']:.0f}",
+            )
+        )
     rows.append(("scrapy bench (baseline)", "-", "-", "-", bench_s, bench_ppm, "100%", "-"))
     _print(rows, first["wall"] / again["wall"], args)
 
 
 def _print(rows: list[tuple[Any, ...]], speedup: float, args: argparse.Namespace) -> None:
-    head = ("run", "sites", "requests", "actions", "seconds", "pages/min", "vs bench",
-            "peak RSS MB")
-    print(f"crawl bench: {args.sites} loopback sites, {len(STYLES)} publishing styles, "
-          f"--max-pages {args.max_pages}, --delay {args.delay:g}, {os.cpu_count()} cores")
+    head = (
+        "run",
+        "sites",
+        "requests",
+        "actions",
+        "seconds",
+        "pages/min",
+        "vs bench",
+        "peak RSS MB",
+    )
+    print(
+        f"crawl bench: {args.sites} loopback sites, {len(STYLES)} publishing styles, "
+        f"--max-pages {args.max_pages}, --delay {args.delay:g}, {os.cpu_count()} cores"
+    )
     print(" | ".join(head))
     print(" | ".join("---" for _ in head))
     for row in rows:
-        cells = [f"{c:.1f}" if isinstance(c, float) and i == 4 else
-                 f"{c:,.0f}" if isinstance(c, float) else str(c) for i, c in enumerate(row)]
+        cells = [
+            f"{c:.1f}"
+            if isinstance(c, float) and i == 4
+            else f"{c:,.0f}"
+            if isinstance(c, float)
+            else str(c)
+            for i, c in enumerate(row)
+        ]
         print(" | ".join(cells))
-    print(f"recrawl speed-up: {speedup:.1f}x (goal >= 3x); peak RSS is the largest crawl "
-          "process so far")
+    print(
+        f"recrawl speed-up: {speedup:.1f}x (goal >= 3x); peak RSS is the largest crawl "
+        "process so far"
+    )
 
 
 if __name__ == "__main__":

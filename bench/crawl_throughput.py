@@ -33,8 +33,13 @@ from registry.db.tables import Site
 
 
 def cluster_env(url: str, data: Path, web: LoopbackWeb, delay: float) -> dict[str, str]:
-    return env_for(data, url, ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
-                   ACTIONDEX_SCHEDULE_INTERVAL="1", ACTIONDEX_WORKER_DELAY=f"{delay:g}")
+    return env_for(
+        data,
+        url,
+        ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
+        ACTIONDEX_SCHEDULE_INTERVAL="1",
+        ACTIONDEX_WORKER_DELAY=f"{delay:g}",
+    )
 
 
 def seeded(url: str, data: Path, web: LoopbackWeb, env: dict[str, str]) -> Any:
@@ -47,20 +52,32 @@ def seeded(url: str, data: Path, web: LoopbackWeb, env: dict[str, str]) -> Any:
 
 def crawled(engine: Any) -> int:
     with transaction(engine) as session:
-        return int(session.scalar(select(func.count()).select_from(Site)
-                                  .where(Site.crawl_state.is_not(None))) or 0)
+        return int(
+            session.scalar(
+                select(func.count()).select_from(Site).where(Site.crawl_state.is_not(None))
+            )
+            or 0
+        )
 
 
 def cluster(web: LoopbackWeb, workers: int, concurrency: int, delay: float) -> dict[str, Any]:
     web.log.clear()
-    with tempfile.TemporaryDirectory() as tmp, fresh_pg_database(
-            f"actiondex_tp{os.getpid()}") as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_pg_database(f"actiondex_tp{os.getpid()}") as url,
+    ):
         data = Path(tmp)
         env = cluster_env(url, data, web, delay)
         engine = seeded(url, data, web, env)
         procs = [subprocess.Popen([*AX, "schedule"], env=env, stderr=subprocess.DEVNULL)]
-        procs += [subprocess.Popen([*AX, "worker", "--concurrency", str(concurrency)], env=env,
-                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
+        procs += [
+            subprocess.Popen(
+                [*AX, "worker", "--concurrency", str(concurrency)],
+                env=env,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(workers)
+        ]
         try:
             while crawled(engine) < len(web.sites):
                 if any(p.poll() is not None for p in procs):
@@ -78,14 +95,20 @@ def cluster(web: LoopbackWeb, workers: int, concurrency: int, delay: float) -> d
 
 def one_process(web: LoopbackWeb, delay: float) -> dict[str, Any]:
     web.log.clear()
-    with tempfile.TemporaryDirectory() as tmp, fresh_pg_database(
-            f"actiondex_tp{os.getpid()}") as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_pg_database(f"actiondex_tp{os.getpid()}") as url,
+    ):
         data = Path(tmp)
         env = cluster_env(url, data, web, delay)
         seeded(url, data, web, env).dispose()
         targets = [web.url(h)[:-1] for h in web.sites]
-        subprocess.run([*AX, "crawl", "--json", "--delay", f"{delay:g}", *targets], env=env,
-                       capture_output=True, timeout=1800)
+        subprocess.run(
+            [*AX, "crawl", "--json", "--delay", f"{delay:g}", *targets],
+            env=env,
+            capture_output=True,
+            timeout=1800,
+        )
         return _rate(web, time.monotonic())
 
 
@@ -104,18 +127,27 @@ def main() -> None:
     with build_web(args.sites) as web:
         rows = [("actiondex crawl, one process", one_process(web, args.delay))]
         for workers in (1, 2):
-            rows.append((f"{workers} worker{'s' if workers > 1 else ''} x {args.concurrency}",
-                         cluster(web, workers, args.concurrency, args.delay)))
+            rows.append(
+                (
+                    f"{workers} worker{'s' if workers > 1 else ''} x {args.concurrency}",
+                    cluster(web, workers, args.concurrency, args.delay),
+                )
+            )
     bench_ppm, bench_s = scrapy_bench()
-    rows.append(("scrapy bench (reference)", {"requests": "-", "seconds": bench_s,
-                                              "ppm": bench_ppm}))
-    print(f"crawl throughput: {args.sites} loopback sites on PostgreSQL, --delay "
-          f"{args.delay:g}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end")
+    rows.append(
+        ("scrapy bench (reference)", {"requests": "-", "seconds": bench_s, "ppm": bench_ppm})
+    )
+    print(
+        f"crawl throughput: {args.sites} loopback sites on PostgreSQL, --delay "
+        f"{args.delay:g}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end"
+    )
     print("run | requests | seconds | pages/min | vs scrapy bench")
     print("--- | --- | --- | --- | ---")
     for label, row in rows:
-        print(f"{label} | {row['requests']} | {row['seconds']:.1f} | {row['ppm']:,.0f} | "
-              f"{row['ppm'] / bench_ppm:.1%}")
+        print(
+            f"{label} | {row['requests']} | {row['seconds']:.1f} | {row['ppm']:,.0f} | "
+            f"{row['ppm'] / bench_ppm:.1%}"
+        )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,9 @@ def ingest(settings: Settings, n_actions: int) -> tuple[float, list[str]]:
     for m in manifests(n_actions):
         body = m.model_dump_json().encode()
         raw = RawDocument(url=m.url, body=body, content_type="application/json")
-        update = SiteUpdate(m.site, f"https://{m.site}",
-                            [NormalisedDocument(raw, m, content_hash(body))])
+        update = SiteUpdate(
+            m.site, f"https://{m.site}", [NormalisedDocument(raw, m, content_hash(body))]
+        )
         with transaction(engine) as session:
             promote_site(session, update, max_actions=10_000)
         texts += [f"{a.name.replace('_', ' ')} {a.description}" for a in m.actions]
@@ -75,8 +76,10 @@ def baseline(texts: list[str], qs: list[str]) -> tuple[float, list[float]]:
     bm25 = BM25Okapi(tokenised)
     build_s = time.perf_counter() - start
     del tokenised
-    times = time_queries(lambda q: bm25.get_top_n(re.findall(r"\w+", q.lower()), texts, n=10),
-                         qs[: BASELINE_QUERIES.get(len(texts), 5)])
+    times = time_queries(
+        lambda q: bm25.get_top_n(re.findall(r"\w+", q.lower()), texts, n=10),
+        qs[: BASELINE_QUERIES.get(len(texts), 5)],
+    )
     return build_s, times
 
 
@@ -92,8 +95,11 @@ def http(
 
 
 def corpus_texts(n_actions: int) -> list[str]:
-    return [f"{a.name.replace('_', ' ')} {a.description}"
-            for m in manifests(n_actions) for a in m.actions]
+    return [
+        f"{a.name.replace('_', ' ')} {a.description}"
+        for m in manifests(n_actions)
+        for a in m.actions
+    ]
 
 
 def cache_file(cache: Path, n: int) -> Path:
@@ -151,9 +157,11 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
     ]
 
 
-HEADER = (f"{'actions':>9} {'engine':<10}{'ingest/s':>9}{'build/s':>10}{'p50':>8}{'p99':>8}"
-          f"{'c1 p50':>8}{'c1 p99':>8}{'c1 rps':>8}{'c16 p50':>8}{'c16 p99':>8}{'c16 rps':>8}"
-          f"{'RSS MB':>7}{'PSS MB':>7}{'speedup':>9}")
+HEADER = (
+    f"{'actions':>9} {'engine':<10}{'ingest/s':>9}{'build/s':>10}{'p50':>8}{'p99':>8}"
+    f"{'c1 p50':>8}{'c1 p99':>8}{'c1 rps':>8}{'c16 p50':>8}{'c16 p99':>8}{'c16 rps':>8}"
+    f"{'RSS MB':>7}{'PSS MB':>7}{'speedup':>9}"
+)
 
 
 def main() -> None:
@@ -161,9 +169,13 @@ def main() -> None:
     parser.add_argument("--actions", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration per concurrency")
-    parser.add_argument("--cache", type=Path, metavar="DIR",
-                        help="keep each size's ingested SQLite store in DIR and reuse it in "
-                        "later runs (their ingest rate then reads 'cached')")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="keep each size's ingested SQLite store in DIR and reuse it in "
+        "later runs (their ingest rate then reads 'cached')",
+    )
     args = parser.parse_args()
     rows, notes = [], []
     for n in args.actions:
@@ -171,9 +183,11 @@ def main() -> None:
         print(out[0], flush=True)
         rows += out[:2]
         notes.append(out[2])
-    print(f"\nsynthetic corpus, {args.queries} queries, API: actiondex serve (one process, "
-          "searches in threads), wrk on loopback;\ntimes in ms; RSS/PSS: all API processes "
-          "together; speed-up: rank-bm25 p50 / actiondex p50")
+    print(
+        f"\nsynthetic corpus, {args.queries} queries, API: actiondex serve (one process, "
+        "searches in threads), wrk on loopback;\ntimes in ms; RSS/PSS: all API processes "
+        "together; speed-up: rank-bm25 p50 / actiondex p50"
+    )
     print(HEADER)
     print("\n".join(rows))
     print("\n".join(notes))

@@ -48,8 +48,10 @@ from registry.store.promotion import promote_site
 MODES = {
     "watermark": {},
     "full scan 1 s": {"ACTIONDEX_INDEX_RECONCILE_SECONDS": "0.01"},
-    "old: scan 5 s": {"ACTIONDEX_INDEX_RECONCILE_SECONDS": "0.01",
-                      "ACTIONDEX_INDEX_POLL_SECONDS": "5"},
+    "old: scan 5 s": {
+        "ACTIONDEX_INDEX_RECONCILE_SECONDS": "0.01",
+        "ACTIONDEX_INDEX_POLL_SECONDS": "5",
+    },
 }
 LOAD_CONCURRENCY = 16
 FOUND_TIMEOUT_S = 60
@@ -65,13 +67,22 @@ class Row:
 
 def changed(base: Manifest, tag: str) -> SiteUpdate:
     """``base``'s site again, with one more action named after ``tag`` (the word to find)."""
-    extra = Action(name=f"order_{tag}", title=f"Order {tag}", effect="spend", method="POST",
-                   description=f"Order a {tag} today.", endpoint=f"https://{base.site}/o")
+    extra = Action(
+        name=f"order_{tag}",
+        title=f"Order {tag}",
+        effect="spend",
+        method="POST",
+        description=f"Order a {tag} today.",
+        endpoint=f"https://{base.site}/o",
+    )
     manifest = base.model_copy(update={"actions": [*base.actions, extra]})
     body = manifest.model_dump_json().encode()
     raw = RawDocument(url=manifest.url, body=body, content_type="application/json")
-    return SiteUpdate(manifest.site, f"https://{manifest.site}",
-                      [NormalisedDocument(raw, manifest, content_hash(body))])
+    return SiteUpdate(
+        manifest.site,
+        f"https://{manifest.site}",
+        [NormalisedDocument(raw, manifest, content_hash(body))],
+    )
 
 
 def lag(settings: Settings, update: SiteUpdate, tag: str, base: str) -> float:
@@ -89,24 +100,27 @@ def lag(settings: Settings, update: SiteUpdate, tag: str, base: str) -> float:
 
 def follow(settings: Settings, mode: str, n_changes: int, seconds: int) -> Row:
     env = MODES[mode]
-    server = start(settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url,
-                   **env)
+    server = start(
+        settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url, **env
+    )
     port, base, qs = server.port, server.base, queries(200)
     sites = list(manifests(20 * n_changes))
     rng, poll_s = random.Random(5), float(env.get("ACTIONDEX_INDEX_POLL_SECONDS", "1"))
     try:
         idle = wrk(port, qs, 1, seconds)
         with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-            load = subprocess.Popen(wrk_command(port, qs, LOAD_CONCURRENCY, 3600, script),
-                                    stdout=subprocess.PIPE, text=True)
+            load = subprocess.Popen(
+                wrk_command(port, qs, LOAD_CONCURRENCY, 3600, script),
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             time.sleep(1)  # wrk connected and asking
             tag, lags = mode.split()[0].strip(":"), []
             for i in range(n_changes):
                 # At a random point of the poll interval: a change made right after the last
                 # one was found would land just after a poll every time (the worst case).
                 time.sleep(rng.uniform(0, poll_s))
-                lags.append(lag(settings, changed(sites[i], f"zq{tag}x{i}"), f"zq{tag}x{i}",
-                                base))
+                lags.append(lag(settings, changed(sites[i], f"zq{tag}x{i}"), f"zq{tag}x{i}", base))
             load.send_signal(signal.SIGINT)
             loaded = wrk_load(load.communicate(timeout=30)[0], LOAD_CONCURRENCY)
     finally:
@@ -133,8 +147,14 @@ def store_file(cache: Path, n: int, replicate_from: int | None) -> Path:
     return cache_file(cache, n)
 
 
-def run(n: int, n_changes: int, cache: Path, seconds: int, modes: list[str],
-        replicate_from: int | None = None) -> list[str]:
+def run(
+    n: int,
+    n_changes: int,
+    cache: Path,
+    seconds: int,
+    modes: list[str],
+    replicate_from: int | None = None,
+) -> list[str]:
     source = store_file(cache, n, replicate_from)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         copy = Path(tmp) / "store.db"
@@ -153,13 +173,17 @@ def run(n: int, n_changes: int, cache: Path, seconds: int, modes: list[str],
 def line(n: int, row: Row, poll: tuple[float, float]) -> str:
     lags = sorted(row.lags)
     cost = poll[0] if row.mode == "watermark" else poll[1]
-    return (f"{n:>9,} {row.mode:<15}{statistics.median(lags):>8.2f}{lags[-1]:>8.2f}"
-            f"{cost:>10.1f}{row.idle.p50_ms:>9.2f}{row.idle.p99_ms:>9.2f}"
-            f"{row.loaded.p50_ms:>9.2f}{row.loaded.p99_ms:>9.2f}{row.loaded.rps:>9,.0f}")
+    return (
+        f"{n:>9,} {row.mode:<15}{statistics.median(lags):>8.2f}{lags[-1]:>8.2f}"
+        f"{cost:>10.1f}{row.idle.p50_ms:>9.2f}{row.idle.p99_ms:>9.2f}"
+        f"{row.loaded.p50_ms:>9.2f}{row.loaded.p99_ms:>9.2f}{row.loaded.rps:>9,.0f}"
+    )
 
 
-HEADER = (f"{'actions':>9} {'following':<15}{'lag p50':>8}{'lag max':>8}{'poll ms':>10}"
-          f"{'idle p50':>9}{'idle p99':>9}{'load p50':>9}{'load p99':>9}{'load rps':>9}")
+HEADER = (
+    f"{'actions':>9} {'following':<15}{'lag p50':>8}{'lag max':>8}{'poll ms':>10}"
+    f"{'idle p50':>9}{'idle p99':>9}{'load p50':>9}{'load p99':>9}{'load rps':>9}"
+)
 
 
 def main() -> None:
@@ -167,25 +191,35 @@ def main() -> None:
     parser.add_argument("--actions", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--changes", type=int, default=50)
     parser.add_argument("--seconds", type=int, default=10, help="wrk duration, idle")
-    parser.add_argument("--cache", type=Path, default=Path(".actiondex/bench-cache"), metavar="DIR",
-                        help="where bench.find_bench's synthetic stores are kept and reused")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(".actiondex/bench-cache"),
+        metavar="DIR",
+        help="where bench.find_bench's synthetic stores are kept and reused",
+    )
     parser.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES))
-    parser.add_argument("--replicate-from", type=int, metavar="N",
-                        help="make stores above N actions by copying the N store's rows "
-                        "(bench.replicate) instead of ingesting them")
+    parser.add_argument(
+        "--replicate-from",
+        type=int,
+        metavar="N",
+        help="make stores above N actions by copying the N store's rows "
+        "(bench.replicate) instead of ingesting them",
+    )
     args = parser.parse_args()
     rows = []
     for n in args.actions:
-        for out in run(n, args.changes, args.cache, args.seconds, args.modes,
-                       args.replicate_from):
+        for out in run(n, args.changes, args.cache, args.seconds, args.modes, args.replicate_from):
             print(out, flush=True)
             rows.append(out)
-    print(f"\nsynthetic corpus (20 actions a site); {args.changes} changes a row, one at a "
-          f"time at a random point of the poll interval, each a site promoted again with a "
-          f"new action; lag: commit -> GET /find "
-          f"answers it (s);\npoll ms: one poll finding nothing, in-process; /find latency "
-          f"in ms, idle: wrk 1 connection, load: wrk {LOAD_CONCURRENCY} connections during "
-          "the changes; actiondex serve on SQLite, loopback")
+    print(
+        f"\nsynthetic corpus (20 actions a site); {args.changes} changes a row, one at a "
+        f"time at a random point of the poll interval, each a site promoted again with a "
+        f"new action; lag: commit -> GET /find "
+        f"answers it (s);\npoll ms: one poll finding nothing, in-process; /find latency "
+        f"in ms, idle: wrk 1 connection, load: wrk {LOAD_CONCURRENCY} connections during "
+        "the changes; actiondex serve on SQLite, loopback"
+    )
     print(HEADER)
     print("\n".join(rows))
 

@@ -29,14 +29,24 @@ SIZES = (10, 100, 1000)
 
 def _update(host: str, n: int, round_: int) -> SiteUpdate:
     url = f"https://{host}/.well-known/agent-actions.json"
-    actions = [Action(name=f"a{i}", title=f"Action {i}", effect="write", method="POST",
-                      endpoint=f"https://{host}/api/{i}" + (f"?r={round_}" if i == 0 else ""),
-                      input_schema={"type": "object", "properties": {"q": {"type": "string"}}})
-               for i in range(n)]
+    actions = [
+        Action(
+            name=f"a{i}",
+            title=f"Action {i}",
+            effect="write",
+            method="POST",
+            endpoint=f"https://{host}/api/{i}" + (f"?r={round_}" if i == 0 else ""),
+            input_schema={"type": "object", "properties": {"q": {"type": "string"}}},
+        )
+        for i in range(n)
+    ]
     manifest = Manifest(site=host, url=url, format="agent-actions", actions=actions)
     body = manifest.model_dump_json().encode()
-    return SiteUpdate(host, f"https://{host}", [NormalisedDocument(
-        RawDocument(url=url, body=body), manifest, content_hash(body))])
+    return SiteUpdate(
+        host,
+        f"https://{host}",
+        [NormalisedDocument(RawDocument(url=url, body=body), manifest, content_hash(body))],
+    )
 
 
 def _promote_ms(engine: Engine, host: str, n: int, round_: int) -> float:
@@ -74,8 +84,11 @@ def _without_history() -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db-url", default="", help="A database URL (default: a fresh "
-                        "SQLite file); PostgreSQL wants an empty database")
+    parser.add_argument(
+        "--db-url",
+        default="",
+        help="A database URL (default: a fresh SQLite file); PostgreSQL wants an empty database",
+    )
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

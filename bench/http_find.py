@@ -25,22 +25,25 @@ READY_TIMEOUT_S = 120
 def serving(data_dir: Path, database_url: str = "") -> AbstractContextManager[str]:
     """``actiondex serve`` over the store in ``data_dir`` (harness.procs), once /readyz says
     it can serve; yields its base URL and stops the server on exit."""
-    return procs.serving(data_dir, ready="/readyz", seconds=READY_TIMEOUT_S,
-                         ACTIONDEX_DATABASE_URL=database_url)
+    return procs.serving(
+        data_dir, ready="/readyz", seconds=READY_TIMEOUT_S, ACTIONDEX_DATABASE_URL=database_url
+    )
 
 
 @dataclass
 class Finder:
     """Asks GET /find of the server at ``base``; keeps the times and the refusals of every
     request."""
+
     base: str
     times_ms: list[float] = field(default_factory=list)
     refused: int = 0
 
     def __post_init__(self) -> None:
         where = urlsplit(self.base)
-        self._connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port,
-                                                      timeout=60)
+        self._connection = http.client.HTTPConnection(
+            where.hostname or "127.0.0.1", where.port, timeout=60
+        )
         spec = self._get("/openapi.json")[1]
         parameters = spec["paths"]["/find"]["get"]["parameters"]
         self.limits = {p["name"]: p["schema"].get("maximum") for p in parameters}

@@ -67,8 +67,13 @@ def memory_parts_mb(pid: int) -> dict[str, float]:
         for line in Path(f"/proc/{p}/smaps").read_text().splitlines():
             if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
                 path = line.split(maxsplit=5)[5] if len(line.split()) > 5 else ""
-                name = ("index files" if "/index/" in path else
-                        "other files" if path.startswith("/") else "anonymous")
+                name = (
+                    "index files"
+                    if "/index/" in path
+                    else "other files"
+                    if path.startswith("/")
+                    else "anonymous"
+                )
             elif line.startswith("Rss:"):
                 parts[name] = parts.get(name, 0.0) + int(line.split()[1]) / 1024
     return parts
@@ -81,14 +86,19 @@ def _ms(text: str) -> float:
 
 def wrk(port: int, queries: list[str], concurrency: int, seconds: int) -> Load:
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        out = subprocess.run(wrk_command(port, queries, concurrency, seconds, script),
-                             check=True, capture_output=True, text=True,
-                             timeout=seconds + 30).stdout
+        out = subprocess.run(
+            wrk_command(port, queries, concurrency, seconds, script),
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=seconds + 30,
+        ).stdout
     return wrk_load(out, concurrency)
 
 
-def wrk_command(port: int, queries: list[str], concurrency: int, seconds: int,
-                script: IO[str]) -> list[str]:
+def wrk_command(
+    port: int, queries: list[str], concurrency: int, seconds: int, script: IO[str]
+) -> list[str]:
     """wrk's command line, cycling through ``queries`` (written to ``script``). wrk stops
     after ``seconds`` or at SIGINT, and prints its figures either way."""
     if not shutil.which("wrk"):
@@ -96,8 +106,16 @@ def wrk_command(port: int, queries: list[str], concurrency: int, seconds: int,
     paths = ", ".join(f'"/find?{urlencode({"q": q})}"' for q in queries)
     script.write(LUA % paths)
     script.flush()
-    return ["wrk", f"-t{min(concurrency, 2)}", f"-c{concurrency}", f"-d{seconds}s",
-            "--latency", "-s", script.name, f"http://127.0.0.1:{port}"]
+    return [
+        "wrk",
+        f"-t{min(concurrency, 2)}",
+        f"-c{concurrency}",
+        f"-d{seconds}s",
+        "--latency",
+        "-s",
+        script.name,
+        f"http://127.0.0.1:{port}",
+    ]
 
 
 def wrk_load(out: str, concurrency: int) -> Load:

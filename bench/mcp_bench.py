@@ -32,11 +32,17 @@ from registry.db.engine import make_engine, transaction
 from registry.index import ActionIndex
 
 MODERN = "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "mcp_bench", "version": "0"}}
-HEADERS = {"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": MODERN,
-           "Mcp-Method": "tools/call", "Mcp-Name": "find_action"}
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "mcp_bench", "version": "0"},
+}
+HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Mcp-Protocol-Version": MODERN,
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": "find_action",
+}
 
 
 async def timed(ask: Callable[[str], Awaitable[None]], qs: list[str]) -> tuple[float, float]:
@@ -53,20 +59,28 @@ async def timed(ask: Callable[[str], Awaitable[None]], qs: list[str]) -> tuple[f
 async def measure(base: str, qs: list[str]) -> dict[str, tuple[float, float]]:
     rows = {}
     async with httpx.AsyncClient(base_url=base) as http:
+
         async def find(q: str) -> None:
             (await http.get("/find", params={"q": q})).raise_for_status()
 
         async def raw(q: str) -> None:
-            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-                "name": "find_action", "arguments": {"query": q}, "_meta": META}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "find_action", "arguments": {"query": q}, "_meta": META},
+            }
             answer = await http.post("/mcp", json=body, headers=HEADERS)
             assert answer.status_code == 200 and '"isError":true' not in answer.text
 
         rows["GET /find"] = await timed(find, qs)
         rows["POST /mcp find_action (raw, 2026-07-28)"] = await timed(raw, qs)
-    for mode, name in (("legacy", "SDK client, handshake + session"), ("auto", "SDK client, "
-                                                                               "2026-07-28")):
+    for mode, name in (
+        ("legacy", "SDK client, handshake + session"),
+        ("auto", "SDK client, 2026-07-28"),
+    ):
         async with Client(f"{base}/mcp", mode=mode) as client:
+
             async def tool(q: str, client: Client = client) -> None:
                 assert not (await client.call_tool("find_action", {"query": q})).is_error
 
@@ -78,8 +92,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--cache", type=Path, metavar="DIR",
-                        help="keep the synthetic store here and reuse it (as find_bench)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="keep the synthetic store here and reuse it (as find_bench)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{cache_file(args.cache, args.actions).resolve()}" if args.cache else ""
@@ -88,8 +106,7 @@ def main() -> None:
         with transaction(make_engine(settings)) as session:
             ActionIndex.rebuild(settings.index_path, session)
         os.environ["ACTIONDEX_ACCESS_LOG"] = "false"  # the server inherits it: a quiet table
-        server = start(settings.data_dir, ready=WARM,
-                       ACTIONDEX_DATABASE_URL=settings.database_url)
+        server = start(settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url)
         try:
             rows = anyio.run(measure, server.base, queries(args.queries))
         finally:

@@ -84,8 +84,10 @@ class Store:
 
     def find(self, limit: int = K) -> Rank:
         template = FindQuery(q="x", limit=limit)  # as bench.relevance: long requests kept
-        return lambda q: [self.ids.get((r.site, r.name), "?") for r in
-                          find(self.index, template.model_copy(update={"q": q})).results]
+        return lambda q: [
+            self.ids.get((r.site, r.name), "?")
+            for r in find(self.index, template.model_copy(update={"q": q})).results
+        ]
 
     def rescaled(self, q: str) -> list[str]:
         """The re-rank with each candidate's cosine min-max scaled over the candidates first,
@@ -121,29 +123,35 @@ def bm25_only(rank: Rank) -> Rank:
             return rank(q)
         finally:
             meaning.MIN_WORDS = saved
+
     return ranked
 
 
 def fused(*ranks: Rank) -> Rank:
     """Reciprocal rank fusion of the first POOL of each ranking."""
+
     def ranked(q: str) -> list[str]:
         score: dict[str, float] = {}
         for rank in ranks:
             for i, tool in enumerate(dict.fromkeys(rank(q))):
                 score[tool] = score.get(tool, 0.0) + 1 / (RRF_K + i + 1)
         return sorted(score, key=lambda t: -score[t])[:K]
+
     return ranked
 
 
-def relevance(name: str, domain: str, tools: list[dict], sets: list[tuple[str, list]],
-              models: list[str]) -> None:
+def relevance(
+    name: str, domain: str, tools: list[dict], sets: list[tuple[str, list]], models: list[str]
+) -> None:
     rows: list[tuple[str, Rank]] = [("rank-bm25 (all text, k1 .9 b .4)", baseline(tools, True))]
     with tempfile.TemporaryDirectory() as tmp:
         for model in models:
             use(model)
             store = Store(tools, Path(tmp) / model, domain)
-            print(f"{name}: {len(tools)} tools ingested under {model} in {store.ingest_s:.1f} s",
-                  flush=True)
+            print(
+                f"{name}: {len(tools)} tools ingested under {model} in {store.ingest_s:.1f} s",
+                flush=True,
+            )
             bm25 = bm25_only(store.find(POOL))
             if model == models[0]:
                 rows.insert(0, ("BM25 only (meaning off)", bm25_only(store.find())))
@@ -151,26 +159,35 @@ def relevance(name: str, domain: str, tools: list[dict], sets: list[tuple[str, l
             pool = _in_model(model, lambda q, s=store: s.dense(q, POOL))
             rows.append((f"{model}: re-rank (shipped path)", _in_model(model, store.find())))
             if not vectors.active().rescale:  # the shipped path already does for this model
-                rows.append((f"{model}: re-rank, cosines rescaled",
-                             _in_model(model, store.rescaled)))
-            rows += [(f"{model}: dense only", dense), (f"{model}: dense + BM25, RRF",
-                                                         fused(pool, bm25))]
+                rows.append(
+                    (f"{model}: re-rank, cosines rescaled", _in_model(model, store.rescaled))
+                )
+            rows += [
+                (f"{model}: dense only", dense),
+                (f"{model}: dense + BM25, RRF", fused(pool, bm25)),
+            ]
         for title, queries in sets:
             print(f"\n{name} {title}: {len(tools)} tools, {len(queries)} queries")
-            print(f"{'engine':<36}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}"
-                  f"{'p99 ms':>9}")
+            print(
+                f"{'engine':<36}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}"
+                f"{'p99 ms':>9}"
+            )
             for label, rank in rows:
                 ndcg, recall, mrr, p50, p99 = evaluate(rank, queries)
-                print(f"{label:<36}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}{p99:>9.2f}",
-                      flush=True)
+                print(
+                    f"{label:<36}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}{p99:>9.2f}",
+                    flush=True,
+                )
 
 
 def _in_model(model: str, rank: Rank) -> Rank:
     """``rank`` with ``model`` active while it runs (each store's requests in its own model)."""
+
     def ranked(q: str) -> list[str]:
         if get_settings().meaning_model != model:
             use(model)
         return rank(q)
+
     return ranked
 
 
@@ -178,8 +195,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--toollens", type=Path, default=toollens.DEFAULT_DATA, metavar="DIR")
     parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR")
-    parser.add_argument("--sample", type=int, default=0, metavar="N",
-                        help="a seeded random N requests of each MetaTool set (ToolLens: all)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="a seeded random N requests of each MetaTool set (ToolLens: all)",
+    )
     parser.add_argument("--cost-only", action="store_true")
     parser.add_argument("--relevance-only", action="store_true")
     parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
@@ -193,8 +215,13 @@ def main() -> None:
                 print(f"{module.NAME}: skipped, {exc}")
                 continue
             size = args.sample if module is metatool else 0
-            relevance(module.NAME, module.DOMAIN, tools,
-                      [(title, sampled(queries, size)) for title, queries in sets], args.models)
+            relevance(
+                module.NAME,
+                module.DOMAIN,
+                tools,
+                [(title, sampled(queries, size)) for title, queries in sets],
+                args.models,
+            )
     if not args.relevance_only:
         cost(args.models, use)
 

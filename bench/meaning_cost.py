@@ -66,15 +66,19 @@ def timed(fn: Callable[[], object], times: int) -> list[float]:
 
 
 def action_texts(n: int) -> list[str]:
-    return [f"{a.name.replace('_', ' ')} {a.title} {a.description} {m.site}"
-            for m in manifests(n) for a in m.actions]
+    return [
+        f"{a.name.replace('_', ' ')} {a.title} {a.description} {m.site}"
+        for m in manifests(n)
+        for a in m.actions
+    ]
 
 
 def model_rss(model: str) -> tuple[float, float]:
     """(RSS before loading, after) of a child process, MB."""
     env = {**os.environ, "ACTIONDEX_MEANING_MODEL": model}
-    out = subprocess.run([sys.executable, "-c", RSS_CHILD], env=env, text=True, check=True,
-                         capture_output=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", RSS_CHILD], env=env, text=True, check=True, capture_output=True
+    ).stdout.split()
     return float(out[0]), float(out[1])
 
 
@@ -86,8 +90,9 @@ def dense_scan(dims: int, n: int, queries: int = 20) -> tuple[float, float, floa
 
     def scan() -> np.ndarray:
         q = rng.standard_normal(dims).astype(np.float32)
-        scores = np.concatenate([matrix[i:i + chunk].astype(np.float32) @ q
-                                 for i in range(0, n, chunk)])
+        scores = np.concatenate(
+            [matrix[i : i + chunk].astype(np.float32) @ q for i in range(0, n, chunk)]
+        )
         return np.argpartition(-scores, 50)[:50]
 
     p50, p99 = percentiles(timed(scan, queries))
@@ -109,27 +114,36 @@ def cost(models: Sequence[str], use: Callable[[str], None]) -> None:
         ingest_rate = INGESTED[model] / ingest_s
         stored = [vectors.stored(t) for t in texts[:50]]
         embed = [ms for s in SENTENCES for ms in timed(lambda s=s: vectors.query(s), 10)]
-        rerank = [ms for s in SENTENCES for ms in
-                  timed(lambda s=s, v=stored: vectors.similarities(vectors.query(s), v), 10)]
+        rerank = [
+            ms
+            for s in SENTENCES
+            for ms in timed(lambda s=s, v=stored: vectors.similarities(vectors.query(s), v), 10)
+        ]
         before, after = model_rss(model)
         q50, q99 = percentiles(embed)
         r50, r99 = percentiles(rerank)
         size = len(vectors.stored_b64(texts[0]))
-        rows.append(f"{model:<10}{embed_rate:>10,.0f}{ingest_rate:>10,.0f}"
-                    f"{1e6 / ingest_rate / 3600:>10.1f}{q50:>9.2f}{q99:>9.2f}{r50:>9.2f}"
-                    f"{r99:>9.2f}{after - before:>9.0f}{after:>8.0f}{size:>7}"
-                    f"{size * 1e6 / 2**20:>9,.0f}")
+        rows.append(
+            f"{model:<10}{embed_rate:>10,.0f}{ingest_rate:>10,.0f}"
+            f"{1e6 / ingest_rate / 3600:>10.1f}{q50:>9.2f}{q99:>9.2f}{r50:>9.2f}"
+            f"{r99:>9.2f}{after - before:>9.0f}{after:>8.0f}{size:>7}"
+            f"{size * 1e6 / 2**20:>9,.0f}"
+        )
         for n in (100_000, 1_000_000):
             p50, p99, mb = dense_scan(vectors.active().dims, n)
             scans.append(f"{model:<10}{n:>10,}{p50:>9.1f}{p99:>9.1f}{mb:>9,.0f}")
     load = os.getloadavg()[0]
-    print(f"\ncost (load average {load:.1f} on {os.cpu_count()} cores): ingest = promote_site "
-          "of synthetic actions (1M h: extrapolated from that rate, not run);\nquery = "
-          "embedding one request / embedding + re-ranking 50 stored vectors, ms;\nRSS: a "
-          "process before and after loading the model, MB; vec: stored base64 chars an "
-          "action, and MB at 1M")
-    print(f"{'model':<10}{'embed/s':>10}{'ingest/s':>10}{'1M h':>10}{'q p50':>9}{'q p99':>9}"
-          f"{'rr p50':>9}{'rr p99':>9}{'+RSS MB':>9}{'RSS MB':>8}{'vec':>7}{'1M MB':>9}")
+    print(
+        f"\ncost (load average {load:.1f} on {os.cpu_count()} cores): ingest = promote_site "
+        "of synthetic actions (1M h: extrapolated from that rate, not run);\nquery = "
+        "embedding one request / embedding + re-ranking 50 stored vectors, ms;\nRSS: a "
+        "process before and after loading the model, MB; vec: stored base64 chars an "
+        "action, and MB at 1M"
+    )
+    print(
+        f"{'model':<10}{'embed/s':>10}{'ingest/s':>10}{'1M h':>10}{'q p50':>9}{'q p99':>9}"
+        f"{'rr p50':>9}{'rr p99':>9}{'+RSS MB':>9}{'RSS MB':>8}{'vec':>7}{'1M MB':>9}"
+    )
     print("\n".join(rows))
     print("\ndense first stage: every stored vector scored (int8 in memory, numpy, 2 cores)")
     print(f"{'model':<10}{'actions':>10}{'p50 ms':>9}{'p99 ms':>9}{'MB':>9}")

@@ -26,8 +26,11 @@ from pathlib import Path
 NAME, DOMAIN = "MetaTool", "metatool.test"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "MetaTool"
 COMMIT = "35e81bb7576826e980c80fed8f8c0a2b4a1e6fbb"  # 2024-03-22, the newest commit when fetched
-FILES = ("dataset/plugin_des.json", "dataset/data/all_clean_data.csv",
-         "dataset/data/multi_tool_query_golden.json")
+FILES = (
+    "dataset/plugin_des.json",
+    "dataset/data/all_clean_data.csv",
+    "dataset/data/multi_tool_query_golden.json",
+)
 
 
 def _read(root: Path, name: str) -> str:
@@ -35,8 +38,9 @@ def _read(root: Path, name: str) -> str:
     if (root / name).is_file():
         return (root / name).read_text(encoding="utf-8")
     if (root / "HEAD").is_file() or (root / ".git").exists():
-        shown = subprocess.run(["git", f"--git-dir={root}", "show", f"{COMMIT}:{name}"],
-                               capture_output=True, text=True)
+        shown = subprocess.run(
+            ["git", f"--git-dir={root}", "show", f"{COMMIT}:{name}"], capture_output=True, text=True
+        )
         if shown.returncode == 0:
             return shown.stdout
     raise FileNotFoundError(f"no {name} in {root} (pass --metatool DIR, a MetaTool checkout)")
@@ -45,17 +49,22 @@ def _read(root: Path, name: str) -> str:
 def load(root: Path) -> tuple[list[dict], list[tuple[str, list[dict]]]]:
     """(tools, [(title, queries)]); FileNotFoundError when ``root`` is not MetaTool."""
     described, single, multi = (_read(root, name) for name in FILES)
-    tools = [{"id": name, "name": name, "description": text, "provider": name}
-             for name, text in json.loads(described).items()]
+    tools = [
+        {"id": name, "name": name, "description": text, "provider": name}
+        for name, text in json.loads(described).items()
+    ]
     relevant: dict[str, list[str]] = {}
     for row in csv.DictReader(io.StringIO(single)):
         tools_of = relevant.setdefault(row["Query"].strip(), [])
         if row["Tool"] not in tools_of:
             tools_of.append(row["Tool"])
-    singles = [{"qid": f"s{i}", "query": q, "relevant": r}
-               for i, (q, r) in enumerate(relevant.items())]
-    multis = [{"qid": f"m{i}", "query": row["query"], "relevant": row["tool"]}
-              for i, row in enumerate(json.loads(multi))]
+    singles = [
+        {"qid": f"s{i}", "query": q, "relevant": r} for i, (q, r) in enumerate(relevant.items())
+    ]
+    multis = [
+        {"qid": f"m{i}", "query": row["query"], "relevant": row["tool"]}
+        for i, row in enumerate(json.loads(multi))
+    ]
     return tools, [("single-tool requests", singles), ("multi-tool requests", multis)]
 
 

@@ -36,17 +36,22 @@ def metatool_sites(plugins: list[Plugin], root: Path) -> dict[str, set[str]]:
     for plugin in plugins:
         for key in (plugin.manifest.get("name_for_model"), plugin.manifest.get("name_for_human")):
             by_name.setdefault(_norm(key), set()).add(plugin.host)
-        by_description.setdefault(_norm(plugin.manifest.get("description_for_model")),
-                                  set()).add(plugin.host)
-    recorded = {_norm(p.get("name_for_model")): _norm(p.get("description_for_model"))
-                for p in metatool.plugin_info(root)}
+        by_description.setdefault(_norm(plugin.manifest.get("description_for_model")), set()).add(
+            plugin.host
+        )
+    recorded = {
+        _norm(p.get("name_for_model")): _norm(p.get("description_for_model"))
+        for p in metatool.plugin_info(root)
+    }
     tools, _ = metatool.load(root)
-    return {t["name"]: by_name.get(_norm(t["name"])) or
-            by_description.get(recorded.get(_norm(t["name"])) or "-", set()) for t in tools}
+    return {
+        t["name"]: by_name.get(_norm(t["name"]))
+        or by_description.get(recorded.get(_norm(t["name"])) or "-", set())
+        for t in tools
+    }
 
 
-def metatool_sets(plugins: list[Plugin], root: Path, verbose: bool
-                  ) -> list[tuple[str, list[dict]]]:
+def metatool_sets(plugins: list[Plugin], root: Path, verbose: bool) -> list[tuple[str, list[dict]]]:
     sites = metatool_sites(plugins, root)
     mapped = [name for name, hosts in sites.items() if hosts]
     print(f"MetaTool: {len(mapped)} of {len(sites)} tools map to store sites")
@@ -55,9 +60,14 @@ def metatool_sets(plugins: list[Plugin], root: Path, verbose: bool
     _, sets = metatool.load(root)
     out = []
     for title, queries in sets:
-        kept = [{"query": q["query"], "relevant": sorted(set().union(*(sites[t] for t in
-                                                                       q["relevant"])))}
-                for q in queries if all(sites.get(t) for t in q["relevant"])]
+        kept = [
+            {
+                "query": q["query"],
+                "relevant": sorted(set().union(*(sites[t] for t in q["relevant"]))),
+            }
+            for q in queries
+            if all(sites.get(t) for t in q["relevant"])
+        ]
         out.append((f"MetaTool {title} on real sites", kept))
     return out
 

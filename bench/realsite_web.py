@@ -35,6 +35,7 @@ PLUGIN_PATH = "/.well-known/ai-plugin.json"
 @dataclass
 class Plugin:
     """One store record: the site it was listed under and its manifest (plus OpenAPI)."""
+
     host: str
     manifest: dict[str, Any]
     spec: bytes | None = None  # the body results/ saved for api.url, when it has one
@@ -55,8 +56,14 @@ def load_plugins(store: Path = STORE) -> list[Plugin]:
         if path.name.endswith(".api.json"):
             continue
         record = json.loads(path.read_text(encoding="utf-8"))
-        body = next((p.read_bytes() for p in (path.with_suffix(".api.json"),
-                                              path.with_suffix(".api.yaml")) if p.is_file()), None)
+        body = next(
+            (
+                p.read_bytes()
+                for p in (path.with_suffix(".api.json"), path.with_suffix(".api.yaml"))
+                if p.is_file()
+            ),
+            None,
+        )
         if body is not None:
             specs[record["id"]] = body
         if all(r["id"] != record["id"] for r in records):
@@ -78,22 +85,27 @@ class Page:
 @dataclass
 class RealWeb:
     """The loopback web for ``plugins``; a context manager that serves while open."""
+
     plugins: list[Plugin]
     folder: Path  # where the certificates go
-    address: str = field(default_factory=lambda: "127." + ".".join(
-        str(random.randint(1, 254)) for _ in range(3)))  # two runs at once: two addresses
+    address: str = field(
+        default_factory=lambda: "127." + ".".join(str(random.randint(1, 254)) for _ in range(3))
+    )  # two runs at once: two addresses
     pages: dict[tuple[str, str], Page] = field(default_factory=dict)
     log: list[tuple[str, str, int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for plugin in self.plugins:
             self.pages[(plugin.host, "/robots.txt")] = Page(ROBOTS, "text/plain")
-            self.pages[(plugin.host, PLUGIN_PATH)] = Page(json.dumps(plugin.manifest).encode(),
-                                                          "application/json")
+            self.pages[(plugin.host, PLUGIN_PATH)] = Page(
+                json.dumps(plugin.manifest).encode(), "application/json"
+            )
             api = urlsplit(plugin.api_url)
             if api.hostname and plugin.spec is not None:
-                self.pages.setdefault((api.hostname.lower(), api.path or "/"),
-                                      Page(plugin.spec, _content_type(plugin.spec, api.path)))
+                self.pages.setdefault(
+                    (api.hostname.lower(), api.path or "/"),
+                    Page(plugin.spec, _content_type(plugin.spec, api.path)),
+                )
 
     @property
     def hosts(self) -> list[str]:
@@ -115,8 +127,9 @@ class RealWeb:
         tls = server_context({h: issue(self.folder, h, ca_cert, ca_key) for h in self.hosts})
         self._server = ThreadingHTTPServer((self.address, 443), _handler(self))
         self._server.daemon_threads = True
-        self._server.socket = tls.wrap_socket(self._server.socket, server_side=True,
-                                              do_handshake_on_connect=False)
+        self._server.socket = tls.wrap_socket(
+            self._server.socket, server_side=True, do_handshake_on_connect=False
+        )
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self

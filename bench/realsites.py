@@ -56,11 +56,11 @@ def crawl(web: RealWeb, data: Path, hosts: list[str]) -> dict[str, Any]:
     targets.write_text("".join(f"https://{host}/\n" for host in hosts))
     flags = [a for entry in web.resolve_args() for a in ("--resolve", entry)]
     env = env_for(data, SSL_CERT_FILE=str(web.ca_file))
-    cmd = [*AX, "crawl", "--json", "--delay", "0",
-           "--file", str(targets), *flags]
+    cmd = [*AX, "crawl", "--json", "--delay", "0", "--file", str(targets), *flags]
     started = time.monotonic()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT,
-                          timeout=CRAWL_TIMEOUT_S)
+    proc = subprocess.run(
+        cmd, env=env, capture_output=True, text=True, cwd=ROOT, timeout=CRAWL_TIMEOUT_S
+    )
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-3000:]}")
     summary: dict[str, Any] = json.loads(proc.stdout)
@@ -85,8 +85,11 @@ def operation_texts(spec: bytes | None) -> list[str]:
 
 def site_text(plugin: Plugin) -> str:
     m = plugin.manifest
-    fields = [m.get("name_for_human"), m.get("description_for_model"),
-              m.get("description_for_human")]
+    fields = [
+        m.get("name_for_human"),
+        m.get("description_for_model"),
+        m.get("description_for_human"),
+    ]
     return " ".join([str(f or "") for f in fields] + operation_texts(plugin.spec))
 
 
@@ -113,8 +116,11 @@ def site_metrics(ranked: list[str], relevant: set[str]) -> tuple[float, float, f
     return float(bool(relevant & set(ranked[:5]))), dcg / ideal, rr
 
 
-def score(rank: Callable[[str], list[str]], queries: list[dict],
-          misses: list[tuple[str, list[str]]] | None = None) -> Scores:
+def score(
+    rank: Callable[[str], list[str]],
+    queries: list[dict],
+    misses: list[tuple[str, list[str]]] | None = None,
+) -> Scores:
     """The means over ``queries``; each request with no relevant site in the first 5 goes
     to ``misses`` (with the first 3 sites ranked) when it is given."""
     rows, times = [], []
@@ -131,30 +137,42 @@ def score(rank: Callable[[str], list[str]], queries: list[dict],
 
 def percentiles(times: list[float]) -> tuple[float, float]:
     ordered = sorted(times)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * .99))]
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def print_set(title: str, queries: list[dict], finder: Finder,
-              baseline: Callable[[str], list[str]], verbose: bool = False) -> None:
+def print_set(
+    title: str,
+    queries: list[dict],
+    finder: Finder,
+    baseline: Callable[[str], list[str]],
+    verbose: bool = False,
+) -> None:
     refused_before = finder.refused
     misses: list[tuple[str, list[str]]] = []
     ours = score(finder.sites, queries, misses)
     refused = finder.refused - refused_before
     print(f"\n{title}: {len(queries)} requests")
-    print(f"{'engine':<40}{'Success@5':>10}{'NDCG@10':>9}{'MRR@10':>9}{'p50 ms':>8}"
-          f"{'p99 ms':>8}{'refused':>9}")
-    for label, s, n in (("actiondex GET /find", ours, str(refused)),
-                        ("rank-bm25 (manifest text, k1 .9 b .4)", score(baseline, queries),
-                         "-")):
-        print(f"{label:<40}{s.success5:>10.3f}{s.ndcg10:>9.3f}{s.mrr10:>9.3f}"
-              f"{s.p50_ms:>8.2f}{s.p99_ms:>8.2f}{n:>9}", flush=True)
+    print(
+        f"{'engine':<40}{'Success@5':>10}{'NDCG@10':>9}{'MRR@10':>9}{'p50 ms':>8}"
+        f"{'p99 ms':>8}{'refused':>9}"
+    )
+    for label, s, n in (
+        ("actiondex GET /find", ours, str(refused)),
+        ("rank-bm25 (manifest text, k1 .9 b .4)", score(baseline, queries), "-"),
+    ):
+        print(
+            f"{label:<40}{s.success5:>10.3f}{s.ndcg10:>9.3f}{s.mrr10:>9.3f}"
+            f"{s.p50_ms:>8.2f}{s.p99_ms:>8.2f}{n:>9}",
+            flush=True,
+        )
     if verbose and len(queries) <= MISSES_LISTED_UP_TO:
         for query, ranked in misses:
             print(f"  /find missed: {query[:90]!r} -> {', '.join(ranked) or 'nothing'}")
 
 
-def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path,
-        verbose: bool = False) -> None:
+def run(
+    plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path, verbose: bool = False
+) -> None:
     """Crawl ``plugins`` into ``data`` (unless it holds a store already), serve, score."""
     if (data / "actiondex.db").exists():
         print(f"store in {data} reused, not crawled again")
@@ -162,9 +180,11 @@ def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path,
         with RealWeb(plugins, data / "certs") as web:
             summary = crawl(web, data, [p.host for p in plugins])
         with_actions = sum(1 for row in summary["per_site"] if row["actions"])
-        print(f"crawl: {len(plugins)} sites, {summary['requests']} requests, "
-              f"{summary['actions']} actions, {with_actions} sites with actions, "
-              f"{summary['wall']:.0f} s")
+        print(
+            f"crawl: {len(plugins)} sites, {summary['requests']} requests, "
+            f"{summary['actions']} actions, {with_actions} sites with actions, "
+            f"{summary['wall']:.0f} s"
+        )
     baseline = bm25_sites(plugins)
     with serving(data) as base:
         finder = Finder(base)
@@ -179,20 +199,46 @@ def run(plugins: list[Plugin], sets: list[tuple[str, list[dict]]], data: Path,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, default=STORE, metavar="DIR",
-                        help="the openai-plugin-store corpus folder (default: %(default)s)")
-    parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR",
-                        help="checkout or bare clone of HowieHwong/MetaTool "
-                             "(default: %(default)s)")
-    parser.add_argument("--requests", type=Path, default=REQUESTS, metavar="FILE",
-                        help="hand-written requests, JSON lines (default: %(default)s)")
-    parser.add_argument("--sample", type=int, default=0, metavar="N",
-                        help="score a seeded random N of MetaTool's requests (default: all)")
-    parser.add_argument("--data", type=Path, metavar="DIR",
-                        help="crawl into DIR and keep it; a DIR with a store is reused "
-                             "(default: a fresh temporary folder)")
-    parser.add_argument("--verbose", action="store_true",
-                        help="list the unmapped tools, and /find's misses in small sets")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=STORE,
+        metavar="DIR",
+        help="the openai-plugin-store corpus folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--metatool",
+        type=Path,
+        default=metatool.DEFAULT_DATA,
+        metavar="DIR",
+        help="checkout or bare clone of HowieHwong/MetaTool (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--requests",
+        type=Path,
+        default=REQUESTS,
+        metavar="FILE",
+        help="hand-written requests, JSON lines (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="score a seeded random N of MetaTool's requests (default: all)",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="DIR",
+        help="crawl into DIR and keep it; a DIR with a store is reused "
+        "(default: a fresh temporary folder)",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list the unmapped tools, and /find's misses in small sets",
+    )
     args = parser.parse_args()
     try:
         plugins = load_plugins(args.store)
@@ -200,12 +246,15 @@ def main() -> None:
         raise SystemExit(f"real sites: skipped, no plugin store ({exc})") from None
     sets = []
     try:
-        sets = [(t, sampled(q, args.sample))
-                for t, q in metatool_sets(plugins, args.metatool, args.verbose)]
+        sets = [
+            (t, sampled(q, args.sample))
+            for t, q in metatool_sets(plugins, args.metatool, args.verbose)
+        ]
     except FileNotFoundError as exc:
         print(f"MetaTool on real sites: skipped, {exc}")
-    sets.append(("hand-written agent requests",
-                 hand_written(args.requests, {p.host for p in plugins})))
+    sets.append(
+        ("hand-written agent requests", hand_written(args.requests, {p.host for p in plugins}))
+    )
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
         data.mkdir(parents=True, exist_ok=True)

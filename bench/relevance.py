@@ -112,7 +112,9 @@ def evaluate(rank: Callable[[str], list[str]], queries: list[dict]) -> list[floa
         scores.append(metrics(ranked, set(q["relevant"])))
     times.sort()
     return [statistics.fmean(s[i] for s in scores) for i in range(3)] + [
-        statistics.median(times), times[int(len(times) * 0.99)]]
+        statistics.median(times),
+        times[int(len(times) * 0.99)],
+    ]
 
 
 def ingest(tools: list[dict], tmp: Path, domain: str) -> tuple[Settings, dict]:
@@ -138,8 +140,10 @@ def ours(settings: Settings, ids: dict) -> Callable[[str], list[str]]:
     # in-process; over HTTP it is refused and counted. Not model_construct: it inspects
     # every default factory's signature, 400 us a query.
     template = FindQuery(q="x", limit=K)
-    return lambda q: [ids.get((r.site, r.name), "?")
-                      for r in find(index, template.model_copy(update={"q": q})).results]
+    return lambda q: [
+        ids.get((r.site, r.name), "?")
+        for r in find(index, template.model_copy(update={"q": q})).results
+    ]
 
 
 def over_http(finder: Finder, ids: dict) -> Callable[[str], list[str]]:
@@ -149,10 +153,48 @@ def over_http(finder: Finder, ids: dict) -> Callable[[str], list[str]]:
 
 # ~40 common English words, the kind any plain BM25 set-up removes (as in the sanity check
 # of ToolLens's README); not tuned to any query set.
-_STOP = frozenset({"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from",
-    "has", "have", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "so", "that",
-    "the", "their", "then", "there", "these", "this", "to", "was", "were", "will", "with",
-    "you", "your"})
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "you",
+        "your",
+    }
+)
 
 
 def tokens(text: str) -> list[str]:
@@ -164,8 +206,9 @@ def tokens(text: str) -> list[str]:
 def tool_text(tool: dict) -> str:
     """What a fair plain BM25 indexes of a tool: name, provider, description, parameters."""
     props = (tool.get("parameters") or {}).get("properties") or {}
-    params = " ".join(f"{k} {v.get('description', '') if isinstance(v, dict) else ''}"
-                      for k, v in props.items())
+    params = " ".join(
+        f"{k} {v.get('description', '') if isinstance(v, dict) else ''}" for k, v in props.items()
+    )
     return f"{tool['name']} {tool['provider']} {tool['description']} {params}"
 
 
@@ -185,8 +228,10 @@ def baseline(tools: list[dict], full: bool = False) -> Callable[[str], list[str]
 
 
 def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet], http: bool) -> None:
-    engines = [("rank-bm25 BM25Okapi (name+desc)", baseline(tools)),
-               ("rank-bm25 (all text, k1 .9 b .4)", baseline(tools, full=True))]
+    engines = [
+        ("rank-bm25 BM25Okapi (name+desc)", baseline(tools)),
+        ("rank-bm25 (all text, k1 .9 b .4)", baseline(tools, full=True)),
+    ]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         settings, ids = ingest(tools, Path(tmp), domain)
         engines.insert(0, ("actiondex find() in-process", ours(settings, ids)))
@@ -196,16 +241,22 @@ def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet], http: b
             stack.callback(finder.close)
             engines.insert(0, ("actiondex GET /find (HTTP)", over_http(finder, ids)))
         for query_set in sets:
-            print(f"\n{name} {query_set.title}: {len(tools)} tools, "
-                  f"{len(query_set.queries)} queries", flush=True)
-            print(f"{'engine':<34}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}"
-                  f"{'refused':>9}")
+            print(
+                f"\n{name} {query_set.title}: {len(tools)} tools, {len(query_set.queries)} queries",
+                flush=True,
+            )
+            print(
+                f"{'engine':<34}{'NDCG@10':>9}{'Recall@5':>10}{'MRR@10':>9}{'p50 ms':>9}"
+                f"{'refused':>9}"
+            )
             for label, rank in engines:
                 refused = finder.refused if finder else 0
                 ndcg, recall, mrr, p50, _ = evaluate(rank, query_set.queries)
                 shown = f"{finder.refused - refused}" if finder and "HTTP" in label else "-"
-                print(f"{label:<34}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}"
-                      f"{shown:>9}", flush=True)
+                print(
+                    f"{label:<34}{ndcg:>9.3f}{recall:>10.3f}{mrr:>9.3f}{p50:>9.2f}{shown:>9}",
+                    flush=True,
+                )
 
 
 def sampled(queries: list[dict], size: int) -> list[dict]:
@@ -219,17 +270,34 @@ def sampled(queries: list[dict], size: int) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--toollens", type=Path, default=toollens.DEFAULT_DATA, metavar="DIR",
-                        help="folder with tools.jsonl and queries.jsonl (default: %(default)s)")
-    parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR",
-                        help="checkout or bare clone of HowieHwong/MetaTool "
-                             "(default: %(default)s)")
-    parser.add_argument("--http", action="store_true",
-                        help="also ask a real `actiondex serve` over HTTP (GET /find), the "
-                             "row the issue's goals are measured on")
-    parser.add_argument("--sample", type=int, default=0, metavar="N",
-                        help="score a seeded random N requests of each set (default: all); "
-                             "for quick comparisons, the full sets for the table")
+    parser.add_argument(
+        "--toollens",
+        type=Path,
+        default=toollens.DEFAULT_DATA,
+        metavar="DIR",
+        help="folder with tools.jsonl and queries.jsonl (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--metatool",
+        type=Path,
+        default=metatool.DEFAULT_DATA,
+        metavar="DIR",
+        help="checkout or bare clone of HowieHwong/MetaTool (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="also ask a real `actiondex serve` over HTTP (GET /find), the "
+        "row the issue's goals are measured on",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="score a seeded random N requests of each set (default: all); "
+        "for quick comparisons, the full sets for the table",
+    )
     args = parser.parse_args()
     logging.getLogger("alembic").setLevel(logging.WARNING)  # each store's migrations: noise here
     ran = 0
@@ -239,8 +307,13 @@ def main() -> None:
         except FileNotFoundError as exc:
             print(f"{module.NAME}: skipped, {exc}")
             continue
-        run(module.NAME, module.DOMAIN, tools, [QuerySet(title, sampled(queries, args.sample))
-                                                for title, queries in sets], args.http)
+        run(
+            module.NAME,
+            module.DOMAIN,
+            tools,
+            [QuerySet(title, sampled(queries, args.sample)) for title, queries in sets],
+            args.http,
+        )
         ran += 1
     if not ran:
         raise SystemExit("no benchmark data found (see --help)")

@@ -29,8 +29,9 @@ def replicated(cache: Path, n: int, base: int) -> Path:
     partial.write_bytes(cache_file(cache, base).read_bytes())
     conn = sqlite3.connect(partial)  # foreign keys off: rows are copied as they are
     try:
-        sites, docs = (conn.execute(f"SELECT max(id) FROM {t}").fetchone()[0]
-                       for t in ("sites", "documents"))
+        sites, docs = (
+            conn.execute(f"SELECT max(id) FROM {t}").fetchone()[0] for t in ("sites", "documents")
+        )
         for k in range(1, n // base):
             _copy(conn, k, sites, docs)
             conn.commit()
@@ -45,16 +46,28 @@ def _copy(conn: sqlite3.Connection, k: int, sites: int, docs: int) -> None:
         return f"replace({column}, '{SUFFIX}', '.r{k}{SUFFIX}')"
 
     changes = {
-        "sites": ({"id": f"id + {k * sites}", "host": host("host"), "origin": host("origin")},
-                  f"id <= {sites}"),
-        "documents": ({"id": f"id + {k * docs}", "site_id": f"site_id + {k * sites}",
-                       "url": host("url")}, f"id <= {docs}"),
-        "actions": ({"id": f"id || '.r{k}'", "site_id": f"site_id + {k * sites}",
-                     "document_id": f"document_id + {k * docs}",
-                     "endpoint": host("endpoint")}, f"site_id <= {sites}"),
+        "sites": (
+            {"id": f"id + {k * sites}", "host": host("host"), "origin": host("origin")},
+            f"id <= {sites}",
+        ),
+        "documents": (
+            {"id": f"id + {k * docs}", "site_id": f"site_id + {k * sites}", "url": host("url")},
+            f"id <= {docs}",
+        ),
+        "actions": (
+            {
+                "id": f"id || '.r{k}'",
+                "site_id": f"site_id + {k * sites}",
+                "document_id": f"document_id + {k * docs}",
+                "endpoint": host("endpoint"),
+            },
+            f"site_id <= {sites}",
+        ),
     }
     for table, (exprs, original) in changes.items():
         columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
         values = ", ".join(exprs.get(c, c) for c in columns)
-        conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) "  # our own names
-                     f"SELECT {values} FROM {table} WHERE {original}")
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) "  # our own names
+            f"SELECT {values} FROM {table} WHERE {original}"
+        )

@@ -40,16 +40,28 @@ def cases(port: int, canary: Path) -> list[tuple[str, dict[str, Any], dict[str, 
         return {"type": "object", "properties": {"t": schema}}
 
     return [
-        ("uniqueItems, 4,000 mixed items", field({"type": "array", "uniqueItems": True}),
-         {"t": _mixed(4000)}),
+        (
+            "uniqueItems, 4,000 mixed items",
+            field({"type": "array", "uniqueItems": True}),
+            {"t": _mixed(4000)},
+        ),
         ("allOf/$ref doubling 2^16", _doubling(16), {"t": "x"}),
         ("allOf/$ref doubling 2^18", _doubling(18), {"t": "x"}),
-        ("anyOf of 40 over 4,000 items", field({"type": "array", "items": {
-            "anyOf": [{"const": f"v{i}"} for i in range(40)]}}), {"t": ["v39"] * 4000}),
-        ("anyOf of 40 over 8,000 items", field({"type": "array", "items": {
-            "anyOf": [{"const": f"v{i}"} for i in range(40)]}}), {"t": ["v39"] * 8000}),
-        ("$ref http to a loopback listener",
-         field({"$ref": f"http://127.0.0.1:{port}/v1/config#/x"}), {"t": "x"}),
+        (
+            "anyOf of 40 over 4,000 items",
+            field({"type": "array", "items": {"anyOf": [{"const": f"v{i}"} for i in range(40)]}}),
+            {"t": ["v39"] * 4000},
+        ),
+        (
+            "anyOf of 40 over 8,000 items",
+            field({"type": "array", "items": {"anyOf": [{"const": f"v{i}"} for i in range(40)]}}),
+            {"t": ["v39"] * 8000},
+        ),
+        (
+            "$ref http to a loopback listener",
+            field({"$ref": f"http://127.0.0.1:{port}/v1/config#/x"}),
+            {"t": "x"},
+        ),
         ("$ref file:// to a local file", field({"$ref": f"{canary.as_uri()}#/x"}), {"t": "x"}),
     ]
 
@@ -71,8 +83,12 @@ def run_here() -> list[dict[str, Any]]:
         canary = Path(tmp) / "canary.json"
         canary.write_text(json.dumps({"x": {"enum": ["FILE_SECRET=leaked"]}}))
         for name, schema, value in cases(listener.port, canary):
-            action = {"endpoint": "https://shop.example/api/t", "method": "POST",
-                      "effect": "write", "input_schema": schema}
+            action = {
+                "endpoint": "https://shop.example/api/t",
+                "method": "POST",
+                "effect": "write",
+                "input_schema": schema,
+            }
             before, start = listener.connections, time.perf_counter()
             try:
                 prepare_call(action, value)
@@ -81,8 +97,14 @@ def run_here() -> list[dict[str, Any]]:
                 outcome = f"{exc.code}: {str(exc)[:70]}"
             except Exception as exc:  # the old code's 500
                 outcome = f"crash: {type(exc).__name__}"
-            rows.append({"case": name, "seconds": time.perf_counter() - start,
-                         "outcome": outcome, "connections": listener.connections - before})
+            rows.append(
+                {
+                    "case": name,
+                    "seconds": time.perf_counter() - start,
+                    "outcome": outcome,
+                    "connections": listener.connections - before,
+                }
+            )
     return rows
 
 
@@ -94,8 +116,14 @@ def run_at(rev: str) -> list[dict[str, Any]]:
             tar.extractall(tmp, filter="data")
         env = {**os.environ, "PYTHONPATH": tmp}
         # This file, run from the exported tree's copy of the registry.
-        done = subprocess.run([sys.executable, str(Path(__file__)), "--json"], env=env,
-                              capture_output=True, text=True, check=True, cwd=tmp)
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__)), "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp,
+        )
         return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
@@ -113,8 +141,10 @@ def main() -> None:
     print("| case | code | seconds | connections | outcome |\n|---|---|---:|---:|---|")
     for label, rows in runs:
         for row in rows:
-            print(f"| {row['case']} | {label} | {row['seconds']:.2f} | {row['connections']} | "
-                  f"{row['outcome']} |")
+            print(
+                f"| {row['case']} | {label} | {row['seconds']:.2f} | {row['connections']} | "
+                f"{row['outcome']} |"
+            )
 
 
 if __name__ == "__main__":

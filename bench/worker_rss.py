@@ -69,8 +69,9 @@ async def run(url: str, data: Path, jobs: int, concurrency: int) -> list[tuple[i
     async with app.open_async():
         for n in range(jobs):
             await tasks.enqueue(app, f"shop{n}.test", 0)
-        await app.run_worker_async(queues=[CRAWL_QUEUE], concurrency=concurrency, wait=False,
-                                   install_signal_handlers=False)
+        await app.run_worker_async(
+            queues=[CRAWL_QUEUE], concurrency=concurrency, wait=False, install_signal_handlers=False
+        )
     return samples
 
 
@@ -80,15 +81,19 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args()
     started = time.monotonic()
-    with tempfile.TemporaryDirectory() as tmp, fresh_pg_database(
-            f"actiondex_rss{os.getpid()}") as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_pg_database(f"actiondex_rss{os.getpid()}") as url,
+    ):
         samples = asyncio.run(run(url, Path(tmp), args.jobs, args.concurrency))
     seconds = time.monotonic() - started
     assert len(samples) == args.jobs, f"{len(samples)} of {args.jobs} jobs ran"
     base = samples[0][1]
     marks = sorted({1, 10, 50, *range(100, args.jobs + 1, 100), args.jobs})
-    print(f"worker RSS over {args.jobs} crawl jobs (concurrency {args.concurrency}, "
-          f"{seconds:.0f} s in all)")
+    print(
+        f"worker RSS over {args.jobs} crawl jobs (concurrency {args.concurrency}, "
+        f"{seconds:.0f} s in all)"
+    )
     print("after job | RSS MB | vs job 1")
     print("--- | --- | ---")
     for n, mb in samples:
@@ -96,9 +101,12 @@ def main() -> None:
             label = f"{n} (baseline)" if n == 1 else str(n)
             print(f"{label} | {mb:.1f} | {mb - base:+.1f}")
     tail = [mb for n, mb in samples if n > args.jobs // 2]
-    print(f"second half: min {min(tail):.1f}, max {max(tail):.1f} MB; "
-          f"growth from job 100 to the last: {samples[-1][1] - samples[99][1]:+.1f} MB"
-          if args.jobs >= 100 else "")
+    print(
+        f"second half: min {min(tail):.1f}, max {max(tail):.1f} MB; "
+        f"growth from job 100 to the last: {samples[-1][1] - samples[99][1]:+.1f} MB"
+        if args.jobs >= 100
+        else ""
+    )
 
 
 if __name__ == "__main__":

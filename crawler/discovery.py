@@ -37,8 +37,7 @@ class Discovery:
         # A predecessor path (ARD's ai-catalog.json) is asked for only when its successor is
         # missing: a site serving both would list every entry twice.
         self.legacy = legacy_paths()
-        self.paths = [p for p in well_known_paths() if p != "/" and p not in
-                      self.legacy.values()]
+        self.paths = [p for p in well_known_paths() if p != "/" and p not in self.legacy.values()]
 
     def _get(self, site: SiteState, url: str, kind: str, **meta: Any) -> Request | None:
         return self.ask(site, url, kind, **meta)
@@ -46,14 +45,19 @@ class Discovery:
     def start(self, site: SiteState) -> Follow:
         origin, robots = site.crawl.origin, site.robots
         follow = [self._get(site, origin + path, "manifest") for path in self.paths]
-        follow += [r for path in self.paths if site.memory.missing(origin + path)
-                   for r in self.instead_of_missing(site, origin + path)]
+        follow += [
+            r
+            for path in self.paths
+            if site.memory.missing(origin + path)
+            for r in self.instead_of_missing(site, origin + path)
+        ]
         follow.append(self._get(site, origin + "/", "page"))
         follow += [self._get(site, u, "manifest") for u in self._local(site, robots.agentmaps)]
         maps = self._local(site, robots.sitemaps) or [origin + "/sitemap.xml"]
         follow += [self._sitemap(site, url, "sitemap", 1) for url in maps]
-        follow += [self._sitemap(site, u, "schemamap", 1)
-                   for u in self._local(site, robots.schemamaps)]
+        follow += [
+            self._sitemap(site, u, "schemamap", 1) for u in self._local(site, robots.schemamaps)
+        ]
         return follow
 
     def instead_of_missing(self, site: SiteState, url: str) -> Follow:
@@ -68,8 +72,9 @@ class Discovery:
         absolute = [urljoin(base, u).split("#", 1)[0] for u in urls]
         local = [u for u in absolute if _origin(u) == site.crawl.origin]
         if len(local) < len(absolute):
-            site.note_once(base, "cross-host-url", f"{len(absolute) - len(local)} URLs on "
-                                                   "another host ignored")
+            site.note_once(
+                base, "cross-host-url", f"{len(absolute) - len(local)} URLs on another host ignored"
+            )
         return local
 
     def _sitemap(self, site: SiteState, url: str, kind: str, depth: int) -> Request | None:
@@ -80,10 +85,14 @@ class Discovery:
         return self._get(site, url, kind, sitemap_depth=depth)
 
     def on_manifest(self, site: SiteState, response: Response) -> Follow:
-        if site.catch_all and (fingerprint(response.body) == site.catch_all
-                               or response_is_html(response)):
-            site.note_once(response.url, "catch-all", "the site answers every path with the "
-                                                      "same page; well-known answers ignored")
+        if site.catch_all and (
+            fingerprint(response.body) == site.catch_all or response_is_html(response)
+        ):
+            site.note_once(
+                response.url,
+                "catch-all",
+                "the site answers every path with the same page; well-known answers ignored",
+            )
             site.memory.remember_missing(response.request.url)  # as good as a 404
             return []
         return self._keep(site, response, follow_refs=True)
@@ -112,8 +121,9 @@ class Discovery:
     def _references(self, site: SiteState, url: str, body: bytes) -> Follow:
         # The store reuses this pass (registry.normalising.normalise_site) unless the document
         # can read one of the crawl's documents by then.
-        first = site.crawl.first_pass[url] = normalise_alone(RawDocument(url=url, body=body),
-                                                             site.crawl.host)
+        first = site.crawl.first_pass[url] = normalise_alone(
+            RawDocument(url=url, body=body), site.crawl.host
+        )
         manifest = first.manifest
         refs = manifest.references
         if not references_cross_hosts(manifest.format):
@@ -128,21 +138,25 @@ class Discovery:
         depth = response.meta["sitemap_depth"]  # not "depth": DepthMiddleware owns it
         if sitemap.is_index:
             if depth >= MAX_DEPTH:
-                site.note_once(response.url, "sitemap-depth", f"sitemap indexes nest deeper "
-                                                              f"than {MAX_DEPTH}; not followed")
+                site.note_once(
+                    response.url,
+                    "sitemap-depth",
+                    f"sitemap indexes nest deeper than {MAX_DEPTH}; not followed",
+                )
                 return []
             return [self._sitemap(site, u, "sitemap", depth + 1) for u in locs]
         known = [u for u in locs if urlsplit(u).path.startswith("/.well-known/")]
         follow = [self._get(site, u, "manifest") for u in known]
-        pages = pick_pages([u for u in locs if u not in site.seen and u not in known],
-                           site.pages_left)
+        pages = pick_pages(
+            [u for u in locs if u not in site.seen and u not in known], site.pages_left
+        )
         site.pages_left -= len(pages)
         return follow + [self._get(site, u, "page") for u in pages]
 
     def on_schemamap(self, site: SiteState, response: Response) -> Follow:
         sitemap = self._parse(site, response)
         locs = self._local(site, sitemap.locs, response.url) if sitemap else []
-        return [self._get(site, u, "manifest") for u in locs[:site.pages_left]]
+        return [self._get(site, u, "manifest") for u in locs[: site.pages_left]]
 
     def _parse(self, site: SiteState, response: Response) -> Any:
         try:
@@ -151,8 +165,11 @@ class Discovery:
             site.note(response.url, exc.code, str(exc), response.status)
             return None
         if sitemap.dropped:
-            site.note(response.url, "sitemap-url-limit",
-                      f"{sitemap.dropped} URLs past the first 50,000 ignored")
+            site.note(
+                response.url,
+                "sitemap-url-limit",
+                f"{sitemap.dropped} URLs past the first 50,000 ignored",
+            )
         return sitemap
 
 

@@ -23,15 +23,19 @@ Fetched = tuple[RawDocument, dict[str, bytes]]  # a document and the references 
 
 def fetch_site(url: str, settings: Settings, policy: AddressPolicy) -> SiteCrawl:
     """The site's crawl as the store would receive it (references among its documents)."""
-    crawls = [item for item in _fetch(SiteSpider, settings, policy, targets=[url])
-              if isinstance(item, SiteResult)]
+    crawls = [
+        item
+        for item in _fetch(SiteSpider, settings, policy, targets=[url])
+        if isinstance(item, SiteResult)
+    ]
     if not crawls:  # only when the spider itself broke: a failed fetch is still recorded
         raise RuntimeError(f"the crawl of {url} produced no result")
     return crawls[0].with_references()
 
 
-def fetch_document(url: str, settings: Settings,
-                   policy: AddressPolicy) -> Fetched | FetchFailure | str:
+def fetch_document(
+    url: str, settings: Settings, policy: AddressPolicy
+) -> Fetched | FetchFailure | str:
     """The document with the references it names, why it could not be read, or (an HTML
     page with no Schema.org) its URL."""
     items = _fetch(DocumentSpider, settings, policy, url=url)
@@ -40,8 +44,7 @@ def fetch_document(url: str, settings: Settings,
     return items[0]  # type: ignore[no-any-return]
 
 
-def _fetch(spider: Any, settings: Settings, policy: AddressPolicy, **spider_args: Any
-           ) -> list[Any]:
+def _fetch(spider: Any, settings: Settings, policy: AddressPolicy, **spider_args: Any) -> list[Any]:
     # Someone is waiting at a terminal for one site: a shorter delay than a crawl's, the
     # same concurrency cap (a robots.txt Crawl-delay still wins: the spider applies it).
     config = scrapy_settings(settings, policy, delay=0.25)

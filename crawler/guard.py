@@ -52,8 +52,14 @@ def is_public_address(ip: str | IPAddress) -> bool:
             return False
     elif any(addr in net for net in _BLOCKED_V4):
         return False
-    special = (addr.is_private or addr.is_loopback or addr.is_link_local or addr.is_multicast
-               or addr.is_reserved or addr.is_unspecified)
+    special = (
+        addr.is_private
+        or addr.is_loopback
+        or addr.is_link_local
+        or addr.is_multicast
+        or addr.is_reserved
+        or addr.is_unspecified
+    )
     return addr.is_global and not special
 
 
@@ -104,10 +110,13 @@ class AddressPolicy:
     credentials stay refused) for private deployments.
     """
 
-    def __init__(self, resolve: dict[tuple[str, int], str] | None = None,
-                 allow_private: bool = False) -> None:
-        self.resolve = {(_norm_host(h), p): str(ipaddress.ip_address(a.strip("[]")))
-                        for (h, p), a in (resolve or {}).items()}
+    def __init__(
+        self, resolve: dict[tuple[str, int], str] | None = None, allow_private: bool = False
+    ) -> None:
+        self.resolve = {
+            (_norm_host(h), p): str(ipaddress.ip_address(a.strip("[]")))
+            for (h, p), a in (resolve or {}).items()
+        }
         self.allow_private = allow_private
         self._ports: dict[str, list[int]] = {}
         for host, port in self.resolve:
@@ -174,8 +183,9 @@ class AddressPolicy:
         return refusal
 
 
-def policy_from(settings: Settings, resolve: Sequence[str] = (),
-                allow_private: bool | None = None) -> AddressPolicy:
+def policy_from(
+    settings: Settings, resolve: Sequence[str] = (), allow_private: bool | None = None
+) -> AddressPolicy:
     """The policy of ACTIONDEX_RESOLVE / ACTIONDEX_ALLOW_PRIVATE plus the command line's
     ``--resolve`` entries (one naming the same HOST:PORT wins) and ``--allow-private`` (None:
     as the settings say). ValueError, naming where the bad entry came from, on a bad one."""

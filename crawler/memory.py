@@ -67,4 +67,3 @@ class Memory:
             return None
         self.data["missing"] = {u: t for u, t in self.data["missing"].items() if self._fresh(t)}
         return self.data
-

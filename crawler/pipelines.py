@@ -40,8 +40,15 @@ class SiteRow(BaseModel):
 
 
 class StorePipeline:
-    def __init__(self, engine: Engine, max_actions: int, stats: Any, spool: Spool,
-                 bounds: Bounds | None = None, run_id: int | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        max_actions: int,
+        stats: Any,
+        spool: Spool,
+        bounds: Bounds | None = None,
+        run_id: int | None = None,
+    ) -> None:
         self.engine = engine
         self.bounds = bounds or Bounds()
         self.run_id = run_id  # the crawl run it stores for: named in the sites' history
@@ -53,21 +60,31 @@ class StorePipeline:
         self.lock = DeferredLock()
 
     @classmethod
-    def from_settings(cls, settings: Settings, engine: Engine, stats: Any = None,
-                      run_id: int | None = None) -> StorePipeline:
+    def from_settings(
+        cls, settings: Settings, engine: Engine, stats: Any = None, run_id: int | None = None
+    ) -> StorePipeline:
         """A store on ``engine``; whoever made the engine disposes of it."""
-        return cls(engine, settings.max_actions_per_site, stats,
-                   Spool(settings.data_dir / "spool"), Bounds.from_settings(settings), run_id)
+        return cls(
+            engine,
+            settings.max_actions_per_site,
+            stats,
+            Spool(settings.data_dir / "spool"),
+            Bounds.from_settings(settings),
+            run_id,
+        )
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
         settings = crawler.settings.get(REGISTRY_SETTING)
         engine = crawler.settings.get(ENGINE_SETTING)
         if not isinstance(settings, Settings) or not isinstance(engine, Shared):
-            raise ValueError(f"StorePipeline needs the registry Settings in {REGISTRY_SETTING} "
-                             f"and the engine in {ENGINE_SETTING}")
-        return cls.from_settings(settings, engine.value, crawler.stats,
-                                 crawler.settings.get(RUN_SETTING))
+            raise ValueError(
+                f"StorePipeline needs the registry Settings in {REGISTRY_SETTING} "
+                f"and the engine in {ENGINE_SETTING}"
+            )
+        return cls.from_settings(
+            settings, engine.value, crawler.stats, crawler.settings.get(RUN_SETTING)
+        )
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, SiteResult):
@@ -88,8 +105,9 @@ class StorePipeline:
                 return self.promote(item)
         except DB_AWAY as exc:
             self.spool.put(item)
-            logger.warning("store: database unavailable, %s spooled: %s", item.host,
-                           first_line(exc))
+            logger.warning(
+                "store: database unavailable, %s spooled: %s", item.host, first_line(exc)
+            )
             return SiteRow(host=item.host, errors=["store-unavailable"])
         except Exception as exc:  # one bad site must not stop the others
             logger.error("store: %s not stored: %s", item.host, first_line(exc))
@@ -104,15 +122,22 @@ class StorePipeline:
                 logger.info("spool: %s changed since it was spooled; dropped", item.host)
                 return SiteRow(host=item.host, errors=["spool-outdated"])
             now = utcnow()
-            result = promote_site(session, update, max_actions=self.max_actions, now=now,
-                                  run_id=self.run_id)
+            result = promote_site(
+                session, update, max_actions=self.max_actions, now=now, run_id=self.run_id
+            )
             after_crawl(session, result.host, outcome(result), self.bounds, now)
             if item.crawl_state is not None:  # None: nothing new to remember, no write
                 save_crawl_state(session, item.host, item.crawl_state)
             # Any crawl of the host settles its submission, in the promotion's transaction.
             settle(session, result.host, site_codes(result, update), now)
-        return SiteRow(host=result.host, documents=result.documents, actions=result.actions,
-                       flows=result.flows, changed=result.changed, errors=list(result.errors))
+        return SiteRow(
+            host=result.host,
+            documents=result.documents,
+            actions=result.actions,
+            flows=result.flows,
+            changed=result.changed,
+            errors=list(result.errors),
+        )
 
     def replay(self) -> list[SiteRow]:
         """Promote what the spool holds (crawler.spool); stops while the database is away."""

@@ -45,8 +45,9 @@ class _Resolution:
 class _Vetting:
     """Holds the upstream answers back until all of them are known, then passes all or none."""
 
-    def __init__(self, resolver: GuardedResolver, receiver: IResolutionReceiver, host: str,
-                 port: int) -> None:
+    def __init__(
+        self, resolver: GuardedResolver, receiver: IResolutionReceiver, host: str, port: int
+    ) -> None:
         self.resolver, self.receiver, self.host, self.port = resolver, receiver, host, port
         self.addresses: list[IAddress] = []
         self.began = False
@@ -100,10 +101,14 @@ class GuardedResolver:
     def install_on_reactor(self) -> None:
         self.reactor.installNameResolver(self)
 
-    def resolveHostName(self, resolutionReceiver: IResolutionReceiver, hostName: str,
-                        portNumber: int = 0,
-                        addressTypes: Sequence[type[IAddress]] | None = None,
-                        transportSemantics: str = "TCP") -> IHostResolution:
+    def resolveHostName(
+        self,
+        resolutionReceiver: IResolutionReceiver,
+        hostName: str,
+        portNumber: int = 0,
+        addressTypes: Sequence[type[IAddress]] | None = None,
+        transportSemantics: str = "TCP",
+    ) -> IHostResolution:
         mapped = self.policy.mapped_address(hostName, portNumber)
         if mapped is not None:
             resolution = _Resolution(hostName)

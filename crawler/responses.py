@@ -36,9 +36,12 @@ def response_is_html(response: Response) -> bool:
 def to_document(response: Response) -> RawDocument | None:
     """HTML pages become their JSON-LD items (or nothing); any other body is kept as served."""
     content_type = header(response, "Content-Type") or ""
-    fields: dict[str, Any] = {"status": response.status, "etag": header(response, "ETag"),
-                              "last_modified": header(response, "Last-Modified"),
-                              "fetched_at": datetime.now(UTC)}
+    fields: dict[str, Any] = {
+        "status": response.status,
+        "etag": header(response, "ETag"),
+        "last_modified": header(response, "Last-Modified"),
+        "fetched_at": datetime.now(UTC),
+    }
     if is_html(content_type, response.body):
         return html_to_document(response.url, response.body, **fields)
     return RawDocument(url=response.url, body=response.body, content_type=content_type, **fields)

@@ -41,8 +41,12 @@ def retry_after(value: bytes | None, now: datetime | None = None) -> float | Non
 
 
 class BackoffRetryMiddleware(RetryMiddleware):
-    async def process_response(self, request: Request, response: Response,  # type: ignore[override]
-                               spider: object = None) -> Request | Response:
+    async def process_response(
+        self,
+        request: Request,
+        response: Response,  # type: ignore[override]
+        spider: object = None,
+    ) -> Request | Response:
         if request.meta.get("dont_retry") or response.status not in self.retry_http_codes:
             return response
         asked = retry_after(response.headers.get("Retry-After"))
@@ -54,8 +58,12 @@ class BackoffRetryMiddleware(RetryMiddleware):
         await self._wait(max(asked or 0.0, self._backoff(retry)))
         return retry
 
-    async def process_exception(self, request: Request, exception: Exception,  # type: ignore[override]
-                                spider: object = None) -> Request | Response | None:
+    async def process_exception(
+        self,
+        request: Request,
+        exception: Exception,  # type: ignore[override]
+        spider: object = None,
+    ) -> Request | Response | None:
         if tls_error(exception) is not None:
             return None  # a certificate that does not verify will not verify a second later
         retry = super().process_exception(request, exception)

@@ -40,8 +40,12 @@ def parse_robots(body: bytes, agent: str) -> Robots:
     if truncated:  # a rule cut in half would be read as a different rule
         text = text.rsplit("\n", 1)[0]
     rules = Protego.parse(text)
-    robots = Robots(rules=rules, sitemaps=list(rules.sitemaps)[:MAX_LINES],
-                    crawl_delay=rules.crawl_delay(agent), truncated=truncated)
+    robots = Robots(
+        rules=rules,
+        sitemaps=list(rules.sitemaps)[:MAX_LINES],
+        crawl_delay=rules.crawl_delay(agent),
+        truncated=truncated,
+    )
     for line in text.splitlines():
         key, _, value = line.partition(":")
         target = _EXTRA.get(key.strip().lower())

@@ -83,9 +83,17 @@ class CrawlSummary(BaseModel):
         return self.model_dump(exclude={"per_site"})
 
 
-def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, engine: Engine,
-              progress: Progress | None = None, *, log_level: str = "ERROR",
-              max_pages: int = 50, delay: float = 1.0) -> CrawlSummary:
+def run_crawl(
+    targets: list[str],
+    settings: Settings,
+    policy: AddressPolicy,
+    engine: Engine,
+    progress: Progress | None = None,
+    *,
+    log_level: str = "ERROR",
+    max_pages: int = 50,
+    delay: float = 1.0,
+) -> CrawlSummary:
     """Crawl ``targets`` into the store behind ``engine`` (migrated) and return what changed.
     The engine is the caller's, so one serves the whole process; run_crawl never disposes it.
 
@@ -103,11 +111,16 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
         run_id = start_run(session, kind="crawl", targets=list(targets))
         mark_crawling(session, hosts, run_id, utcnow())  # their submissions: now crawling
     if swept:
-        logger.warning("crawl runs %s were abandoned (no heartbeat, or their process is "
-                       "gone): marked aborted", ", ".join(map(str, swept)))
+        logger.warning(
+            "crawl runs %s were abandoned (no heartbeat, or their process is gone): marked aborted",
+            ", ".join(map(str, swept)),
+        )
     summary, status, started = CrawlSummary(), "failed", time.monotonic()
-    config = {**scrapy_settings(settings, policy, log_level, delay),
-              ENGINE_SETTING: Shared(engine), RUN_SETTING: run_id}
+    config = {
+        **scrapy_settings(settings, policy, log_level, delay),
+        ENGINE_SETTING: Shared(engine),
+        RUN_SETTING: run_id,
+    }
     try:
         with aborting() as stop, beating(engine, run_id, settings.crawl_heartbeat):
             store = StorePipeline.from_settings(settings, engine, run_id=run_id)
@@ -130,13 +143,17 @@ def run_crawl(targets: list[str], settings: Settings, policy: AddressPolicy, eng
     return summary
 
 
-def _spider_args(engine: Engine, accepted: list[str], hosts: list[str], max_pages: int
-                 ) -> dict[str, Any]:
+def _spider_args(
+    engine: Engine, accepted: list[str], hosts: list[str], max_pages: int
+) -> dict[str, Any]:
     with transaction(engine) as session:  # read after the replay: it may have stored some
-        return {"targets": accepted, "max_pages": max_pages,
-                "validators": stored_validators(session, hosts),
-                "states": crawl_states(session, hosts),
-                "stored": stored_urls(session, hosts)}
+        return {
+            "targets": accepted,
+            "max_pages": max_pages,
+            "validators": stored_validators(session, hosts),
+            "states": crawl_states(session, hosts),
+            "stored": stored_urls(session, hosts),
+        }
 
 
 def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> None:
@@ -144,15 +161,15 @@ def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> 
     codes = {row.host: row.errors for row in summary.per_site if row.errors}
     try:
         with transaction(engine) as session:
-            finish_run(session, run_id, {**summary.totals(), "site_errors": codes},
-                       status=status)
+            finish_run(session, run_id, {**summary.totals(), "site_errors": codes}, status=status)
             # Submissions this run took but did not settle (never reached, or spooled):
             # back to the queue, so none stays `crawling` (registry.submissions.queue.requeue).
             requeue(session, run_id, utcnow())
     except DB_AWAY as exc:
         # What the crawl found is stored or spooled; only the run's record is missing.
-        logger.warning("crawl run %s not recorded, database unavailable: %s", run_id,
-                       first_line(exc))
+        logger.warning(
+            "crawl run %s not recorded, database unavailable: %s", run_id, first_line(exc)
+        )
 
 
 def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
@@ -164,9 +181,14 @@ def _report_unfinished(hosts: list[str], summary: CrawlSummary) -> None:
             summary.add(SiteRow(host=host, errors=["crawl-incomplete"]))
 
 
-def _crawl(spider_args: dict[str, Any], scrapy: dict[str, Any], summary: CrawlSummary,
-           progress: Progress | None) -> str:
+def _crawl(
+    spider_args: dict[str, Any],
+    scrapy: dict[str, Any],
+    summary: CrawlSummary,
+    progress: Progress | None,
+) -> str:
     """Run the spider; returns why it closed (Scrapy's reason: "finished", "shutdown")."""
+
     def site_stored(item: Any) -> None:
         if isinstance(item, SiteRow):
             summary.add(item)

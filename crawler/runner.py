@@ -24,8 +24,12 @@ class Ran:
     reason: str = ""  # why the spider closed: "finished", "shutdown" (a signal stopped it)...
 
 
-def run_spider(spider: type[Spider], config: dict[str, Any],
-               on_item: Callable[[Any], None] | None = None, **spider_args: Any) -> Ran:
+def run_spider(
+    spider: type[Spider],
+    config: dict[str, Any],
+    on_item: Callable[[Any], None] | None = None,
+    **spider_args: Any,
+) -> Ran:
     """Run ``spider`` with the Scrapy settings ``config`` until it closes. ``on_item`` sees
     each item as it comes (a progress line, say)."""
     process = CrawlerProcess(config)

@@ -38,8 +38,9 @@ def brotli_is_safe() -> bool:
     return tuple(parts) >= (1, 2)
 
 
-def scrapy_settings(settings: Settings, policy: AddressPolicy,
-                    log_level: str = "ERROR", delay: float = 1.0) -> dict[str, Any]:
+def scrapy_settings(
+    settings: Settings, policy: AddressPolicy, log_level: str = "ERROR", delay: float = 1.0
+) -> dict[str, Any]:
     """Polite, bounded, guarded defaults; the policy and registry settings ride along."""
     return {
         "BOT_NAME": "actiondex",

@@ -62,8 +62,14 @@ def _text_sitemap(body: bytes) -> Sitemap:
 
 def _xml_sitemap(body: bytes) -> Sitemap:
     sitemap = Sitemap()
-    parser = etree.iterparse(io.BytesIO(body), events=("start", "end"), resolve_entities=False,
-                             no_network=True, load_dtd=False, huge_tree=False)
+    parser = etree.iterparse(
+        io.BytesIO(body),
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+    )
     try:
         for event, element in parser:
             tag = etree.QName(element).localname if isinstance(element.tag, str) else ""

@@ -31,11 +31,19 @@ class SiteResult(SiteCrawl):
         """One SiteCrawl for the store: references become documents of the crawl, which
         registry.normalising.normalise_site lets their referrers read (and keeps, raw)."""
         known = {doc.url for doc in self.documents}
-        extra = [RawDocument(url=url, body=body, fetched_at=utcnow())
-                 for url, body in self.references.items() if url not in known]
-        return SiteCrawl(host=self.host, origin=self.origin,
-                         documents=[*self.documents, *extra], not_modified=self.not_modified,
-                         failures=self.failures, first_pass=self.first_pass)
+        extra = [
+            RawDocument(url=url, body=body, fetched_at=utcnow())
+            for url, body in self.references.items()
+            if url not in known
+        ]
+        return SiteCrawl(
+            host=self.host,
+            origin=self.origin,
+            documents=[*self.documents, *extra],
+            not_modified=self.not_modified,
+            failures=self.failures,
+            first_pass=self.first_pass,
+        )
 
 
 @dataclass
@@ -55,8 +63,9 @@ class SiteState:
     _noted: set[str] = field(default_factory=set)
 
     def note(self, url: str, code: str, message: str, status: int | None = None) -> None:
-        self.crawl.failures.append(FetchFailure(url=url, status=status, code=code,
-                                                message=message[:300]))
+        self.crawl.failures.append(
+            FetchFailure(url=url, status=status, code=code, message=message[:300])
+        )
 
     def note_once(self, url: str, code: str, message: str) -> None:
         if code not in self._noted:
@@ -83,13 +92,17 @@ class SiteState:
             return
         noted = {f.url for f in self.crawl.failures if f.code == "robots-disallowed"}
         for url in stored:
-            if (url not in noted and _origin(url) == self.crawl.origin
-                    and not self.robots.allows(url, agent)):
+            if (
+                url not in noted
+                and _origin(url) == self.crawl.origin
+                and not self.robots.allows(url, agent)
+            ):
                 self.note(url, "robots-disallowed", "disallowed by robots.txt")
 
     def result(self) -> SiteResult:
-        return SiteResult.model_construct(**dict(self.crawl), references=self.references,
-                                          crawl_state=self.memory.state())
+        return SiteResult.model_construct(
+            **dict(self.crawl), references=self.references, crawl_state=self.memory.state()
+        )
 
 
 def _origin(url: str) -> str | None:

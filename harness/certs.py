@@ -28,31 +28,53 @@ def _name(common_name: str) -> x509.Name:
 def _write(folder: Path, stem: str, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> Pem:
     pem = Pem(folder / f"{stem}.crt", folder / f"{stem}.key")
     pem.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    pem.key.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
+    pem.key.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
     return pem
 
 
-def _certificate(subject: str, key: ec.EllipticCurvePrivateKey, issuer: x509.Name,
-                 signer: ec.EllipticCurvePrivateKey, ca: bool) -> x509.Certificate:
+def _certificate(
+    subject: str,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: x509.Name,
+    signer: ec.EllipticCurvePrivateKey,
+    ca: bool,
+) -> x509.Certificate:
     now = datetime.datetime.now(datetime.UTC)
     # A common name holds at most 64 characters, and real hosts can be longer: TLS checks the
     # subject alternative name, which holds the whole host.
-    builder = (x509.CertificateBuilder().subject_name(_name(subject[:64])).issuer_name(issuer)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - datetime.timedelta(minutes=5))
-               .not_valid_after(now + datetime.timedelta(days=1))
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject[:64]))
+        .issuer_name(issuer)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
     if ca:
-        usage = x509.KeyUsage(digital_signature=True, content_commitment=False,
-                              key_encipherment=False, data_encipherment=False,
-                              key_agreement=False, key_cert_sign=True, crl_sign=True,
-                              encipher_only=False, decipher_only=False)
+        usage = x509.KeyUsage(
+            digital_signature=True,
+            content_commitment=False,
+            key_encipherment=False,
+            data_encipherment=False,
+            key_agreement=False,
+            key_cert_sign=True,
+            crl_sign=True,
+            encipher_only=False,
+            decipher_only=False,
+        )
         builder = builder.add_extension(usage, critical=True)
     else:
         builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False)
+            x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False
+        )
     return builder.sign(signer, hashes.SHA256())
 
 
@@ -62,8 +84,9 @@ def make_ca(folder: Path) -> tuple[Pem, x509.Certificate, ec.EllipticCurvePrivat
     return _write(folder, "ca", cert, key), cert, key
 
 
-def issue(folder: Path, host: str, ca_cert: x509.Certificate,
-          ca_key: ec.EllipticCurvePrivateKey) -> Pem:
+def issue(
+    folder: Path, host: str, ca_cert: x509.Certificate, ca_key: ec.EllipticCurvePrivateKey
+) -> Pem:
     key = ec.generate_private_key(ec.SECP256R1())
     return _write(folder, host, _certificate(host, key, ca_cert.subject, ca_key, ca=False), key)
 

@@ -21,9 +21,7 @@ from registry.config import Settings
 from registry.db.engine import make_engine
 from registry.store.rows import get_or_create_site, utcnow
 
-PG_URL = os.environ.get(
-    "ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
-)
+PG_URL = os.environ.get("ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", "postgresql"]
 
 
@@ -37,14 +35,19 @@ def fresh_pg_database(name: str) -> Iterator[str]:
     try:
         admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:
-        raise RuntimeError(f"PostgreSQL at {PG_URL} is unreachable ({exc}); run `make test`, "
-                           "which starts it, or set ACTIONDEX_TEST_DATABASE_URL") from None
+        raise RuntimeError(
+            f"PostgreSQL at {PG_URL} is unreachable ({exc}); run `make test`, "
+            "which starts it, or set ACTIONDEX_TEST_DATABASE_URL"
+        ) from None
     with admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield make_url(PG_URL).set(drivername="postgresql", database=name).render_as_string(
-            hide_password=False)
+        yield (
+            make_url(PG_URL)
+            .set(drivername="postgresql", database=name)
+            .render_as_string(hide_password=False)
+        )
     finally:
         with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -19,13 +19,26 @@ from registry.store.promotion import promote_site
 def promote(engine: Engine, host: str, word: str) -> None:
     """Store ``host`` with one action named after ``word``, as a crawl promotes it."""
     url = f"https://{host}/.well-known/agent-actions.json"
-    manifest = Manifest(site=host, url=url, format="agent-actions", actions=[
-        Action(name=f"order_{word}", title=f"Order {word}", effect="spend", method="POST",
-               description=f"Order a {word} today.", endpoint=f"https://{host}/order")])
+    manifest = Manifest(
+        site=host,
+        url=url,
+        format="agent-actions",
+        actions=[
+            Action(
+                name=f"order_{word}",
+                title=f"Order {word}",
+                effect="spend",
+                method="POST",
+                description=f"Order a {word} today.",
+                endpoint=f"https://{host}/order",
+            )
+        ],
+    )
     body = manifest.model_dump_json().encode()
     raw = RawDocument(url=url, body=body, content_type="application/json")
-    update = SiteUpdate(host, f"https://{host}", [NormalisedDocument(raw, manifest,
-                                                                     content_hash(body))])
+    update = SiteUpdate(
+        host, f"https://{host}", [NormalisedDocument(raw, manifest, content_hash(body))]
+    )
     with transaction(engine) as session:
         promote_site(session, update)
 

@@ -30,8 +30,10 @@ class Listener:
                 conn.settimeout(2)
                 try:
                     conn.recv(65536)
-                    conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
-                                 b"Content-Length: %d\r\n\r\n%s" % (len(self._body), self._body))
+                    conn.sendall(
+                        b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: %d\r\n\r\n%s" % (len(self._body), self._body)
+                    )
                 except OSError:
                     pass
 

@@ -28,8 +28,12 @@ def free_port(host: str = "127.0.0.1") -> int:
 def env_for(data_dir: Path, db_url: str = "", **extra: str) -> dict[str, str]:
     """The environment of an `actiondex` process over ``data_dir`` (SQLite unless ``db_url``),
     plus ``extra`` variables; ACTIONDEX_DEBUG is never inherited."""
-    env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir), "ACTIONDEX_DATABASE_URL": db_url,
-           **extra}
+    env = {
+        **os.environ,
+        "ACTIONDEX_DATA_DIR": str(data_dir),
+        "ACTIONDEX_DATABASE_URL": db_url,
+        **extra,
+    }
     if "ACTIONDEX_DEBUG" not in extra:
         env.pop("ACTIONDEX_DEBUG", None)
     return env
@@ -38,6 +42,7 @@ def env_for(data_dir: Path, db_url: str = "", **extra: str) -> dict[str, str]:
 @dataclass
 class Served:
     """A running `actiondex serve`: its process, base URL and log file."""
+
     process: subprocess.Popen[bytes]
     base: str
     log: Path
@@ -52,8 +57,13 @@ class Served:
         self.process.wait(timeout=30)
 
 
-def start(data_dir: Path, host: str = "127.0.0.1", ready: str = "/healthz",
-          seconds: float = 60, **extra: str) -> Served:
+def start(
+    data_dir: Path,
+    host: str = "127.0.0.1",
+    ready: str = "/healthz",
+    seconds: float = 60,
+    **extra: str,
+) -> Served:
     """`actiondex serve --host HOST` over ``data_dir`` on a free port, once GET ``ready``
     answers 2xx. The rate limit is off (one client asking fast would measure it) unless
     ``extra`` (more environment: ACTIONDEX_DATABASE_URL, limits...) sets it."""
@@ -80,8 +90,10 @@ def wait_answers(served: Served, path: str, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if served.process.poll() is not None:
-            raise RuntimeError(f"actiondex serve exited with {served.process.returncode}:\n"
-                               f"{served.log.read_text(errors='replace')}")
+            raise RuntimeError(
+                f"actiondex serve exited with {served.process.returncode}:\n"
+                f"{served.log.read_text(errors='replace')}"
+            )
         try:
             with urllib.request.urlopen(served.base + path, timeout=2):
                 return
@@ -91,8 +103,13 @@ def wait_answers(served: Served, path: str, seconds: float) -> None:
 
 
 @contextmanager
-def serving(data_dir: Path, host: str = "127.0.0.1", ready: str = "/healthz",
-            seconds: float = 60, **extra: str) -> Iterator[str]:
+def serving(
+    data_dir: Path,
+    host: str = "127.0.0.1",
+    ready: str = "/healthz",
+    seconds: float = 60,
+    **extra: str,
+) -> Iterator[str]:
     """``start``'s server for the ``with`` block; yields its base URL and stops it after."""
     served = start(data_dir, host, ready, seconds, **extra)
     try:

@@ -34,8 +34,9 @@ def json_reply(body: bytes | str, **headers: str) -> Reply:
 
 
 def html_reply(body: str, **headers: str) -> Reply:
-    return Reply(body=body.encode(), headers={"Content-Type": "text/html; charset=utf-8",
-                                              **headers})
+    return Reply(
+        body=body.encode(), headers={"Content-Type": "text/html; charset=utf-8", **headers}
+    )
 
 
 @dataclass
@@ -46,16 +47,18 @@ class Site:
 
 
 class LoopbackWeb:
-    def __init__(self, sites: dict[str, Site], host: str = "127.0.0.1",
-                 tls: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self, sites: dict[str, Site], host: str = "127.0.0.1", tls: ssl.SSLContext | None = None
+    ) -> None:
         self.sites = sites
         self.log: list[tuple[str, str, dict[str, str]]] = []
         self._lock = threading.Lock()
         self._server = _Server((host, 0), _handler(self))
         self.scheme = "https" if tls else "http"
         if tls:  # the handshake happens in the request's thread, on its first read
-            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True,
-                                                  do_handshake_on_connect=False)
+            self._server.socket = tls.wrap_socket(
+                self._server.socket, server_side=True, do_handshake_on_connect=False
+            )
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -109,14 +112,19 @@ def _handler(web: LoopbackWeb) -> type[BaseHTTPRequestHandler]:
         def _answer(self, reply: Reply) -> None:
             time.sleep(reply.delay)
             if reply.reset:
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                           struct.pack("ii", 1, 0))
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
                 self.close_connection = True
                 return
             body = reply.body
             tag = f'"{hashlib.sha256(body).hexdigest()[:16]}"' if isinstance(body, bytes) else ""
-            if tag and reply.etag and reply.status == 200 and (
-                    self.headers.get("If-None-Match") == tag):
+            if (
+                tag
+                and reply.etag
+                and reply.status == 200
+                and (self.headers.get("If-None-Match") == tag)
+            ):
                 self.send_response(304)
                 self.send_header("ETag", tag)
                 self.end_headers()

@@ -96,8 +96,14 @@ class Settings(BaseSettings):
     # and far slower; README, "Meaning model"). A change rebuilds the index's stored parts.
     meaning_model: Literal["wordllama", "e5"] = "wordllama"
 
-    @field_validator("resolve", "cors_origins", "mcp_allowed_hosts", "mcp_allowed_origins",
-                     "trusted_proxies", mode="before")
+    @field_validator(
+        "resolve",
+        "cors_origins",
+        "mcp_allowed_hosts",
+        "mcp_allowed_origins",
+        "trusted_proxies",
+        mode="before",
+    )
     @classmethod
     def _split_entries(cls, value: Any) -> Any:
         # A list in the environment is one string; pydantic-settings would read it as JSON.
@@ -110,8 +116,9 @@ class Settings(BaseSettings):
             try:
                 ipaddress.ip_network(entry, strict=False)
             except ValueError:
-                raise ValueError(f"{entry!r} is not an IP address or network "
-                                 "(e.g. 10.0.0.5 or 10.0.0.0/24)") from None
+                raise ValueError(
+                    f"{entry!r} is not an IP address or network (e.g. 10.0.0.5 or 10.0.0.0/24)"
+                ) from None
         return value
 
     @field_validator("database_url")
@@ -124,8 +131,10 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _ordered_recrawl_bounds(self) -> Settings:
         if not self.recrawl_min <= self.recrawl_initial <= self.recrawl_max:
-            raise ValueError("ACTIONDEX_RECRAWL_MIN <= ACTIONDEX_RECRAWL_INITIAL <= "
-                             "ACTIONDEX_RECRAWL_MAX must hold")
+            raise ValueError(
+                "ACTIONDEX_RECRAWL_MIN <= ACTIONDEX_RECRAWL_INITIAL <= "
+                "ACTIONDEX_RECRAWL_MAX must hold"
+            )
         return self
 
     @property

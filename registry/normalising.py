@@ -62,8 +62,7 @@ def normalise_site(crawl: SiteCrawl) -> SiteUpdate:
     consumer: dict[str, str] = {}  # referenced url -> the document that read it
     docs = []
     for raw in crawl.documents:
-        manifest, read = _normalise_reading(raw, crawl.host, bodies,
-                                            crawl.first_pass.get(raw.url))
+        manifest, read = _normalise_reading(raw, crawl.host, bodies, crawl.first_pass.get(raw.url))
         for url in read:
             consumer.setdefault(url, raw.url)
         digest = _combined_hash(raw.body, [bodies[u] for u in read])
@@ -88,11 +87,15 @@ def normalise_alone(raw: RawDocument, site: str) -> FirstPass:
     return FirstPass(body_hash=content_hash(raw.body), asked=asked, manifest=manifest)
 
 
-def _normalise_reading(raw: RawDocument, site: str, bodies: dict[str, bytes],
-                       first: FirstPass | None) -> tuple[Manifest, list[str]]:
+def _normalise_reading(
+    raw: RawDocument, site: str, bodies: dict[str, bytes], first: FirstPass | None
+) -> tuple[Manifest, list[str]]:
     """Normalise ``raw``, letting it read the crawl's other documents; returns those read."""
-    if (first is not None and first.body_hash == content_hash(raw.body)
-            and not any(url in bodies for url in first.asked)):
+    if (
+        first is not None
+        and first.body_hash == content_hash(raw.body)
+        and not any(url in bodies for url in first.asked)
+    ):
         # Asked the same questions, it would get the same "not available" answers: the
         # normalisers are deterministic, so the first pass is the manifest.
         return first.manifest, []
@@ -114,7 +117,12 @@ def _combined_hash(body: bytes, referenced: list[bytes]) -> str:
 
 
 def _consumed(manifest: Manifest, referrer: str) -> Manifest:
-    note = Diagnostic(code="read-by-referrer", severity="info", path="$",
-                      message=f"its actions are listed under {referrer}, which references it")
-    return manifest.model_copy(update={"actions": [], "flows": [],
-                                       "diagnostics": [*manifest.diagnostics, note]})
+    note = Diagnostic(
+        code="read-by-referrer",
+        severity="info",
+        path="$",
+        message=f"its actions are listed under {referrer}, which references it",
+    )
+    return manifest.model_copy(
+        update={"actions": [], "flows": [], "diagnostics": [*manifest.diagnostics, note]}
+    )

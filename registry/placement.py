@@ -23,8 +23,10 @@ from registry.model.urls import a_label, mixed_script_label, site_of
 
 # Where a document goes when nobody says which site it is published on.
 UNKNOWN_ORIGIN = "https://unknown.invalid"
-CONFUSABLE_HINT = ("use one script per label: a name mixing, say, Latin and Cyrillic letters "
-                   "can pass for another site's")
+CONFUSABLE_HINT = (
+    "use one script per label: a name mixing, say, Latin and Cyrillic letters "
+    "can pass for another site's"
+)
 
 
 @dataclass(frozen=True)
@@ -75,12 +77,24 @@ def host_diagnostics(host: str) -> list[Diagnostic]:
     label = mixed_script_label(host)
     if label is None:
         return []
-    return [Diagnostic(code="confusable-host", path="$", hint=CONFUSABLE_HINT, message=(
-        f"the name {label!r} mixes scripts and can pass for another site's"))]
+    return [
+        Diagnostic(
+            code="confusable-host",
+            path="$",
+            hint=CONFUSABLE_HINT,
+            message=(f"the name {label!r} mixes scripts and can pass for another site's"),
+        )
+    ]
 
 
-def place(body: bytes, name: str = "", origin: str | None = None, *,
-          page: bool | None = None, **fields: Any) -> Placed:
+def place(
+    body: bytes,
+    name: str = "",
+    origin: str | None = None,
+    *,
+    page: bool | None = None,
+    **fields: Any,
+) -> Placed:
     """``body`` (a file called ``name``; an HTML page becomes its Schema.org items) on its site.
 
     ``page`` says whether it is an HTML page (default: judged from its first bytes);
@@ -108,5 +122,6 @@ def _own_origin(body: bytes) -> str | None:
 
 
 def _document(url: str, body: bytes, page: bool, fields: dict[str, Any]) -> RawDocument | None:
-    return html_to_document(url, body, **fields) if page else RawDocument(url=url, body=body,
-                                                                         **fields)
+    return (
+        html_to_document(url, body, **fields) if page else RawDocument(url=url, body=body, **fields)
+    )

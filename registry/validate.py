@@ -26,15 +26,26 @@ _ABSENT = frozenset({"not-found"})
 # Failures that keep agents from a document the site serves; anything else the crawler notes
 # (robots-disallowed, robots-truncated, a 403 from a firewall...) is a warning, so a new
 # crawler code never fails a site owner's check by surprise.
-_ERRORS = frozenset({"blocked-address", "tls-invalid", "too-large", "timeout", "network-error",
-                     "dns-error", "extract-error", "robots-unavailable", "too-many-redirects",
-                     "rate-limited"})
+_ERRORS = frozenset(
+    {
+        "blocked-address",
+        "tls-invalid",
+        "too-large",
+        "timeout",
+        "network-error",
+        "dns-error",
+        "extract-error",
+        "robots-unavailable",
+        "too-many-redirects",
+        "rate-limited",
+    }
+)
 _FAILURE_HINTS = {
     "robots-disallowed": "allow actiondex (or all agents) to read this path in robots.txt",
     "robots-unavailable": "serve robots.txt (a 404 is fine); a 5xx or timeout hides the site",
     "blocked-address": "publish on a public address; actiondex never connects to private ones",
     "tls-invalid": "serve a certificate for this host name from a public certificate "
-                   "authority, not expired, with its full chain",
+    "authority, not expired, with its full chain",
     "confusable-host": CONFUSABLE_HINT,
     "too-large": "keep manifests under 1 MiB",
     "timeout": "make the document answer within the crawler's timeout",
@@ -61,8 +72,7 @@ class ValidationReport(BaseModel):
         return not any(d.severity == "error" for d in self.diagnostics)
 
     def public(self, with_url: bool = False) -> dict[str, Any]:
-        body = self.model_dump(mode="json", include={"format", "actions", "flows",
-                                                     "diagnostics"})
+        body = self.model_dump(mode="json", include={"format", "actions", "flows", "diagnostics"})
         return {"url": self.url, **body} if with_url else body
 
 
@@ -78,13 +88,19 @@ class SiteReport(BaseModel):
         return {"site": self.site, "documents": [d.public(with_url=True) for d in self.documents]}
 
 
-def validate_document(doc: RawDocument, site: str | None = None,
-                      resolve: Any = None) -> ValidationReport:
+def validate_document(
+    doc: RawDocument, site: str | None = None, resolve: Any = None
+) -> ValidationReport:
     """Normalise ``doc`` (never raises) and keep what a publisher needs to see."""
     manifest = normalise(doc, site=site, resolve=resolve)
-    return ValidationReport(url=doc.url, site=manifest.site, format=manifest.format,
-                            actions=manifest.actions, flows=manifest.flows,
-                            diagnostics=manifest.diagnostics)
+    return ValidationReport(
+        url=doc.url,
+        site=manifest.site,
+        format=manifest.format,
+        actions=manifest.actions,
+        flows=manifest.flows,
+        diagnostics=manifest.diagnostics,
+    )
 
 
 def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:
@@ -96,16 +112,24 @@ def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:
         report = validate_document(placed.document, resolve=resolve)
     if not placed.named:
         report = _without_site_checks(report)
-    return report.model_copy(update={"diagnostics": [*placed.diagnostics,
-                                                     *report.diagnostics]})
+    return report.model_copy(update={"diagnostics": [*placed.diagnostics, *report.diagnostics]})
 
 
 def bare_page(url: str) -> ValidationReport:
     """An HTML page with no Schema.org markup at all: nothing for agents, say how to fix it."""
-    return ValidationReport(url=url, site=site_of(url), format=PAGE_FORMAT, diagnostics=[
-        Diagnostic(code="no-actions", severity="warning",
-                   message="the page has no Schema.org JSON-LD, microdata or RDFa",
-                   hint="add a potentialAction (e.g. a WebSite SearchAction) in JSON-LD")])
+    return ValidationReport(
+        url=url,
+        site=site_of(url),
+        format=PAGE_FORMAT,
+        diagnostics=[
+            Diagnostic(
+                code="no-actions",
+                severity="warning",
+                message="the page has no Schema.org JSON-LD, microdata or RDFa",
+                hint="add a potentialAction (e.g. a WebSite SearchAction) in JSON-LD",
+            )
+        ],
+    )
 
 
 def _without_site_checks(report: ValidationReport) -> ValidationReport:
@@ -113,11 +137,16 @@ def _without_site_checks(report: ValidationReport) -> ValidationReport:
     kept = [d for d in report.diagnostics if d.code != "cross-origin-endpoint"]
     if len(kept) == len(report.diagnostics):
         return report
-    kept.insert(0, Diagnostic(
-        code="site-unknown", severity="info", message=(
-            "the document names no site, so endpoints were not checked against one"),
-        hint="give the site the document is published on (--origin, or ?origin= on "
-             "POST /validate), or add its url to the manifest"))
+    kept.insert(
+        0,
+        Diagnostic(
+            code="site-unknown",
+            severity="info",
+            message=("the document names no site, so endpoints were not checked against one"),
+            hint="give the site the document is published on (--origin, or ?origin= on "
+            "POST /validate), or add its url to the manifest",
+        ),
+    )
     return report.model_copy(update={"diagnostics": kept})
 
 
@@ -129,18 +158,27 @@ def validate_site(crawl: SiteCrawl) -> SiteReport:
     ai-plugin) is reported under its referrer, not a second time on its own.
     """
     update = normalise_site(crawl)
-    reports = [ValidationReport(url=doc.raw.url, site=doc.manifest.site,
-                                format=doc.manifest.format, actions=doc.manifest.actions,
-                                flows=doc.manifest.flows, diagnostics=doc.manifest.diagnostics)
-               for doc in update.documents if doc.read_by is None]
+    reports = [
+        ValidationReport(
+            url=doc.raw.url,
+            site=doc.manifest.site,
+            format=doc.manifest.format,
+            actions=doc.manifest.actions,
+            flows=doc.manifest.flows,
+            diagnostics=doc.manifest.diagnostics,
+        )
+        for doc in update.documents
+        if doc.read_by is None
+    ]
     reports += [failure_report(f, crawl.host) for f in crawl.failures if f.code not in _ABSENT]
     if not any(r.actions or r.flows for r in reports):
         reports.append(_nothing_found(crawl))
     return SiteReport(site=crawl.host, documents=reports)
 
 
-def failure_report(failure: FetchFailure, site: str | None = None,
-                   named: bool = False) -> ValidationReport:
+def failure_report(
+    failure: FetchFailure, site: str | None = None, named: bool = False
+) -> ValidationReport:
     """A document that could not be read, as a report with one diagnostic saying why.
 
     ``named``: the owner asked for this very URL, so any failure is an error; a well-known
@@ -151,20 +189,31 @@ def failure_report(failure: FetchFailure, site: str | None = None,
     message = failure.message or failure.code
     if failure.status and str(failure.status) not in message:
         message += f" (HTTP {failure.status})"
-    diagnostic = Diagnostic(code=failure.code, path="$", severity="error" if error else "warning",
-                            message=f"could not read it: {message}",
-                            hint=_FAILURE_HINTS.get(failure.code))
-    return ValidationReport(url=failure.url, site=site or site_of(failure.url),
-                            format="unknown", diagnostics=[diagnostic])
+    diagnostic = Diagnostic(
+        code=failure.code,
+        path="$",
+        severity="error" if error else "warning",
+        message=f"could not read it: {message}",
+        hint=_FAILURE_HINTS.get(failure.code),
+    )
+    return ValidationReport(
+        url=failure.url,
+        site=site or site_of(failure.url),
+        format="unknown",
+        diagnostics=[diagnostic],
+    )
 
 
 def _nothing_found(crawl: SiteCrawl) -> ValidationReport:
     looked = "robots.txt, the well-known manifest paths and the homepage"
     diagnostic = Diagnostic(
-        code="no-actions", severity="error",
+        code="no-actions",
+        severity="error",
         message=f"agents will find no action on {crawl.host}: actiondex read {looked}",
         # the first format's path: agent-actions/0.1, the one that says the most
         hint=f"publish {well_known_paths()[0]}, or Schema.org potentialAction JSON-LD on "
-             "the homepage")
-    return ValidationReport(url=crawl.origin + "/", site=crawl.host, format="unknown",
-                            diagnostics=[diagnostic])
+        "the homepage",
+    )
+    return ValidationReport(
+        url=crawl.origin + "/", site=crawl.host, format="unknown", diagnostics=[diagnostic]
+    )

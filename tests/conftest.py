@@ -35,8 +35,9 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
-def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[Engine]:
+def engine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
     """A migrated engine per backend. Every test using it runs once on each database."""
     fixture = "pg_database" if request.param == "postgresql" else "sqlite_url"
     eng = engine_for(request.getfixturevalue(fixture), tmp_path_factory.mktemp("data"))
@@ -50,8 +51,7 @@ def session(engine: Engine) -> Iterator[Session]:
     """A session inside a transaction that is rolled back after the test."""
     with engine.connect() as conn:
         trans = conn.begin()
-        sess = Session(bind=conn, join_transaction_mode="create_savepoint",
-                       expire_on_commit=False)
+        sess = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
         try:
             yield sess
         finally:

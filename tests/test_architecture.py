@@ -21,8 +21,7 @@ from tests.helpers.paths import ROOT
 
 # package (or sub-package) -> top-level names its modules must never import
 FORBIDDEN = {
-    "registry": {"crawler", "api", "actiondex", "scrapy", "twisted", "fastapi", "starlette",
-                 "mcp"},
+    "registry": {"crawler", "api", "actiondex", "scrapy", "twisted", "fastapi", "starlette", "mcp"},
     "registry/index": {"registry.search"},
     "api": {"crawler", "actiondex", "scrapy", "twisted"},
     "crawler": {"api", "actiondex", "fastapi", "starlette"},
@@ -67,9 +66,12 @@ def breaks(name: str, forbidden: set[str]) -> bool:
 def test_imports_point_inward(package: str) -> None:
     files = sorted((ROOT / package).rglob("*.py"))
     assert files, f"{package}/ has no modules: the architecture test is out of date"
-    wrong = [f"{path.relative_to(ROOT)} imports {name}"
-             for path in files for name in sorted(imported(path))
-             if breaks(name, FORBIDDEN[package])]
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in files
+        for name in sorted(imported(path))
+        if breaks(name, FORBIDDEN[package])
+    ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -85,10 +87,12 @@ def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
 def test_test_modules_import_no_other_test_module() -> None:
     """Shared test helpers live in conftest.py or a helpers module, never in a test module
     that another one imports (collecting it would run its tests twice)."""
-    wrong = [f"{path.relative_to(ROOT)} imports {name}"
-             for path in sorted((ROOT / "tests").rglob("test_*.py"))
-             for name in imported(path)
-             if name.split(".")[-1].startswith("test_") and name.startswith("tests")]
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        for name in imported(path)
+        if name.split(".")[-1].startswith("test_") and name.startswith("tests")
+    ]
     assert not wrong, "\n".join(wrong)
 
 

@@ -17,13 +17,20 @@ PACKAGES = ("registry", "crawler", "api", "actiondex", "migrations", "bench")
 BOUNDS = "registry/model/bounds.py"
 # name -> the one module that may declare it (None: an old second name nothing may use again).
 HOMES: dict[str, str | None] = {
-    "ID_CHARS": BOUNDS, "ID_PATTERN": BOUNDS, "Id": BOUNDS,
-    "MAX_SITE_CHARS": BOUNDS, "SiteName": BOUNDS, "HOST_PATTERN": BOUNDS,
-    "MAX_PAGE": BOUNDS, "MAX_ROW_ID": BOUNDS,
+    "ID_CHARS": BOUNDS,
+    "ID_PATTERN": BOUNDS,
+    "Id": BOUNDS,
+    "MAX_SITE_CHARS": BOUNDS,
+    "SiteName": BOUNDS,
+    "HOST_PATTERN": BOUNDS,
+    "MAX_PAGE": BOUNDS,
+    "MAX_ROW_ID": BOUNDS,
     "MAX_LIMIT": "registry/search/contract.py",  # results on one page of /find
     "MAX_CRAWL_DELAY": "crawler/robots.py",
-    "CURSOR_PATTERN": "registry/store/keyset.py", "BadCursor": "registry/store/keyset.py",
-    "MAX_RUNS": None, "MAX_HISTORY": None,
+    "CURSOR_PATTERN": "registry/store/keyset.py",
+    "BadCursor": "registry/store/keyset.py",
+    "MAX_RUNS": None,
+    "MAX_HISTORY": None,
 }
 # Parameters that name an action or flow id or a site: their bounds come from BOUNDS.
 ID_OR_HOST = {"id", "action_id", "host"}
@@ -49,8 +56,9 @@ def declared(tree: ast.Module) -> Iterator[str]:
         elif isinstance(node, ast.ClassDef):
             yield node.name
         elif isinstance(node, ast.ImportFrom):
-            yield from (alias.asname for alias in node.names
-                        if alias.asname and alias.asname != alias.name)
+            yield from (
+                alias.asname for alias in node.names if alias.asname and alias.asname != alias.name
+            )
         for target in targets:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
@@ -58,8 +66,12 @@ def declared(tree: ast.Module) -> Iterator[str]:
 
 
 def redeclared(root: Path) -> list[str]:
-    return sorted(f"{where}: {name}" for where, tree, _ in sources(root)
-                  for name in declared(tree) if name in HOMES and HOMES[name] != where)
+    return sorted(
+        f"{where}: {name}"
+        for where, tree, _ in sources(root)
+        for name in declared(tree)
+        if name in HOMES and HOMES[name] != where
+    )
 
 
 def _bounded(annotation: ast.expr | None, aliases: dict[str, bool]) -> bool:
@@ -68,8 +80,10 @@ def _bounded(annotation: ast.expr | None, aliases: dict[str, bool]) -> bool:
         return False
     if isinstance(annotation, ast.Name):
         return aliases.get(annotation.id, False)
-    return any(isinstance(node, ast.Call) and {k.arg for k in node.keywords} & BOUND_WORDS
-               for node in ast.walk(annotation))
+    return any(
+        isinstance(node, ast.Call) and {k.arg for k in node.keywords} & BOUND_WORDS
+        for node in ast.walk(annotation)
+    )
 
 
 def door_bounds(root: Path) -> list[str]:
@@ -78,22 +92,31 @@ def door_bounds(root: Path) -> list[str]:
     for where, tree, _ in sources(root):
         if where in OTHER_IDS:
             continue
-        aliases = {target.id: _bounded(node.value, {}) for node in tree.body
-                   if isinstance(node, ast.Assign) for target in node.targets
-                   if isinstance(target, ast.Name)}
+        aliases = {
+            target.id: _bounded(node.value, {})
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                found += [f"{where}: {node.name}({arg.arg})"
-                          for arg in node.args.args + node.args.kwonlyargs
-                          if arg.arg in ID_OR_HOST and _bounded(arg.annotation, aliases)]
+                found += [
+                    f"{where}: {node.name}({arg.arg})"
+                    for arg in node.args.args + node.args.kwonlyargs
+                    if arg.arg in ID_OR_HOST and _bounded(arg.annotation, aliases)
+                ]
     return found
 
 
 def patterns_copied(root: Path) -> list[str]:
     """The id's and the host's patterns written out anywhere but their home."""
     id_form = ID_PATTERN.strip("^$")
-    return [where for where, _, text in sources(root)
-            if where != BOUNDS and (HOST_PATTERN in text or id_form in text)]
+    return [
+        where
+        for where, _, text in sources(root)
+        if where != BOUNDS and (HOST_PATTERN in text or id_form in text)
+    ]
 
 
 def test_each_bound_is_declared_in_its_home_only() -> None:
@@ -121,11 +144,15 @@ def test_the_checks_find_a_second_declaration(tmp_path: Path) -> None:
         "Host = Annotated[str, Path(min_length=1, max_length=300)]\n"
         "def site(host: Host) -> None: ...\n"
         "async def action(id: Annotated[str, Path(max_length=64)]) -> None: ...\n"
-        f"HOST = r'{HOST_PATTERN}'\n")
-    assert redeclared(tmp_path) == [f"api/routes/door.py: {name}" for name in (
-        "MAX_CRAWL_DELAY", "MAX_HISTORY", "MAX_LIMIT")]
-    assert door_bounds(tmp_path) == ["api/routes/door.py: site(host)",
-                                     "api/routes/door.py: action(id)"]
+        f"HOST = r'{HOST_PATTERN}'\n"
+    )
+    assert redeclared(tmp_path) == [
+        f"api/routes/door.py: {name}" for name in ("MAX_CRAWL_DELAY", "MAX_HISTORY", "MAX_LIMIT")
+    ]
+    assert door_bounds(tmp_path) == [
+        "api/routes/door.py: site(host)",
+        "api/routes/door.py: action(id)",
+    ]
     assert patterns_copied(tmp_path) == ["api/routes/door.py"]
 
 

@@ -22,39 +22,53 @@ from registry.formats import (
 from tests.helpers.paths import ROOT
 
 FORMATS_DIR = ROOT / "registry" / "formats"
-SOURCES = sorted(path for top in ("actiondex", "api", "crawler", "registry")
-                 for path in (ROOT / top).rglob("*.py") if FORMATS_DIR not in path.parents)
+SOURCES = sorted(
+    path
+    for top in ("actiondex", "api", "crawler", "registry")
+    for path in (ROOT / top).rglob("*.py")
+    if FORMATS_DIR not in path.parents
+)
 NAMES = {module.NAME for module in FORMATS}
 # A file name as a whole word of a string: "/.well-known/ai-plugin.json", "publish agents.json,"
-FILE_NAMES = re.compile("|".join(rf"(?<![\w.-]){re.escape(name)}(?![\w-])"
-                                 for name in sorted(well_known_names())))
+FILE_NAMES = re.compile(
+    "|".join(rf"(?<![\w.-]){re.escape(name)}(?![\w-])" for name in sorted(well_known_names()))
+)
 
 
 def _literals(path: Path) -> list[tuple[int, str]]:
     """The strings in a file's code: docstrings (prose for readers) are left out."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     prose = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    return [(node.lineno, node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and id(node) not in prose]
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose
+    ]
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_format_fact_outside_the_format_modules(path: Path) -> None:
-    found = [f"line {line}: {value!r}" for line, value in _literals(path)
-             if value in NAMES or FILE_NAMES.search(value)]
-    assert not found, f"{path.relative_to(ROOT)} names format facts; ask registry.formats: " \
-                      f"{found}"
+    found = [
+        f"line {line}: {value!r}"
+        for line, value in _literals(path)
+        if value in NAMES or FILE_NAMES.search(value)
+    ]
+    assert not found, f"{path.relative_to(ROOT)} names format facts; ask registry.formats: {found}"
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "api").rglob("*.py")),
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "api").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_the_api_never_imports_the_crawler(path: Path) -> None:
     """Pages, placement and validation are registry's; the URL form runs the crawler in a
     child process."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-             for alias in node.names]
+    names = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    ]
     names += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     assert not [n for n in names if n.split(".")[0] in ("crawler", "scrapy")], path
 
@@ -67,8 +81,15 @@ def test_the_scan_catches_what_it_should() -> None:
 
 
 def test_facts_come_from_the_modules() -> None:
-    assert {"agent-actions.json", "agents.json", "ai-plugin.json", "api-catalog", "mcp.json",
-            "server-card.json", "llms.txt"} <= well_known_names()
+    assert {
+        "agent-actions.json",
+        "agents.json",
+        "ai-plugin.json",
+        "api-catalog",
+        "mcp.json",
+        "server-card.json",
+        "llms.txt",
+    } <= well_known_names()
     assert published_path("ai-plugin.json") == "/.well-known/ai-plugin.json"
     assert published_path("server-card.json") == "/.well-known/mcp/server-card.json"
     assert published_path("openapi.json") == "/openapi.json"

@@ -22,16 +22,18 @@ def imports(package: str) -> Iterator[tuple[str, str, list[str]]]:
 
 def test_the_composition_root_imports_no_scrapy_or_twisted() -> None:
     # actiondex/ calls crawler functions that take plain types; Scrapy stays inside crawler/.
-    found = [(f, m) for f, m, _ in imports("actiondex")
-             if m.split(".")[0] in ("scrapy", "twisted")]
+    found = [(f, m) for f, m, _ in imports("actiondex") if m.split(".")[0] in ("scrapy", "twisted")]
     assert found == []
 
 
 def test_the_crawler_reaches_the_store_only_through_registry_services() -> None:
     statements = {"select", "update", "insert", "delete", "text"}
-    found = [(f, m, names) for f, m, names in imports("crawler")
-             if m == "registry.db.tables" or (m.split(".")[0] == "sqlalchemy"
-                                           and statements & set(names))]
+    found = [
+        (f, m, names)
+        for f, m, names in imports("crawler")
+        if m == "registry.db.tables"
+        or (m.split(".")[0] == "sqlalchemy" and statements & set(names))
+    ]
     assert found == []
 
 
@@ -55,8 +57,9 @@ def _floor(module: str) -> int | None:
 
 def test_every_registry_package_has_a_floor() -> None:
     folders = {f"registry.{p.parent.name}" for p in (ROOT / "registry").glob("*/__init__.py")}
-    modules = {f"registry.{p.stem}" for p in (ROOT / "registry").glob("*.py")
-               if p.stem != "__init__"}
+    modules = {
+        f"registry.{p.stem}" for p in (ROOT / "registry").glob("*.py") if p.stem != "__init__"
+    }
     assert sorted(n for n in folders | modules if _floor(n) is None) == []
 
 

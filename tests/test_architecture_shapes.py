@@ -19,8 +19,20 @@ from tests.helpers.paths import ROOT
 # Fields of the action that other resources also have under the same names (a site's brief
 # list has id, name, title, effect, method, endpoint; a run has a kind; the export manifest
 # has a site, names, auth, scope, cost). The rest are the action's alone.
-SHARED_NAMES = {"id", "kind", "site", "name", "title", "description", "effect", "method",
-                "endpoint", "auth", "scope", "cost"}
+SHARED_NAMES = {
+    "id",
+    "kind",
+    "site",
+    "name",
+    "title",
+    "description",
+    "effect",
+    "method",
+    "endpoint",
+    "auth",
+    "scope",
+    "cost",
+}
 ACTION_ONLY = set(ActionFields.model_fields) - SHARED_NAMES
 
 
@@ -40,9 +52,12 @@ def test_the_action_only_fields_are_the_ones_meant() -> None:
 
 def test_no_door_model_writes_out_the_actions_fields() -> None:
     """A door adds fields by subclassing; it never declares the action's own fields again."""
-    declared = {f"{model.__module__}.{model.__qualname__}": sorted(
-        ACTION_ONLY & set(model.__dict__.get("__annotations__", {})))
-        for model in door_models()}
+    declared = {
+        f"{model.__module__}.{model.__qualname__}": sorted(
+            ACTION_ONLY & set(model.__dict__.get("__annotations__", {}))
+        )
+        for model in door_models()
+    }
     assert {name: fields for name, fields in declared.items() if fields} == {}
 
 
@@ -58,13 +73,17 @@ def test_the_doors_answer_the_registrys_models() -> None:
     from api.mcp.tools import Tools
     from api.routes import actions, find
 
-    routes = {route.path: route.response_model  # type: ignore[attr-defined]
-              for route in [*find.router.routes, *actions.router.routes]}
+    routes = {
+        route.path: route.response_model  # type: ignore[attr-defined]
+        for route in [*find.router.routes, *actions.router.routes]
+    }
     assert routes["/find"] is FindResponse
     assert routes["/actions/{id}"] is ActionDetail and routes["/flows/{id}"] is FlowDetail
     assert routes["/actions/{id}/prepare"] is PreparedCall
-    hints = {name: inspect.get_annotations(getattr(Tools, name), eval_str=True)["return"]
-             for name in ("find_action", "get_action", "prepare_call")}
+    hints = {
+        name: inspect.get_annotations(getattr(Tools, name), eval_str=True)["return"]
+        for name in ("find_action", "get_action", "prepare_call")
+    }
     assert issubclass(hints["find_action"], FindResponse)
     assert issubclass(hints["get_action"], Detail)
     assert issubclass(hints["prepare_call"], PreparedCall)
@@ -84,7 +103,8 @@ def test_strict_and_absent_are_defined_once() -> None:
     for where, tree in _sources():
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and 'extra="forbid"' in ast.unparse(node).replace(
-                    "'", '"'):
+                "'", '"'
+            ):
                 strict.append(f"{where}:{node.name}")
             if isinstance(node, ast.FunctionDef) and "absent" in node.name:
                 absent.append(f"{where}:{node.name}")
@@ -98,8 +118,11 @@ def test_run_and_submission_states_are_the_registrys() -> None:
     found = []
     for where, tree in _sources():
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-                    and node.value.id == "Literal"):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "Literal"
+            ):
                 values = {c.value for c in ast.walk(node.slice) if isinstance(c, ast.Constant)}
                 if values & states:
                     found.append(where)

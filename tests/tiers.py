@@ -31,16 +31,29 @@ TIERS = ("postgresql", "browser", "crawl", "process", "slow")
 CRAWL_FOLDERS = ("crawler", "distributed", "hostile")
 # Test files (relative to tests/) whose tests start processes: the CLI, `serve`, workers.
 PROCESS_FILES = {
-    "actiondex/test_cli.py", "actiondex/test_cli_find.py", "actiondex/test_crawler_cli.py",
-    "actiondex/test_doors.py", "actiondex/test_living_index.py", "actiondex/test_runs_cli.py",
-    "actiondex/test_sites_cli.py", "actiondex/test_submit_cli.py",
-    "actiondex/test_validate_cli.py", "actiondex/test_ingest.py",
+    "actiondex/test_cli.py",
+    "actiondex/test_cli_find.py",
+    "actiondex/test_crawler_cli.py",
+    "actiondex/test_doors.py",
+    "actiondex/test_living_index.py",
+    "actiondex/test_runs_cli.py",
+    "actiondex/test_sites_cli.py",
+    "actiondex/test_submit_cli.py",
+    "actiondex/test_validate_cli.py",
+    "actiondex/test_ingest.py",
     "actiondex/test_ingest_while_serving.py",
-    "api/test_find_long.py", "api/test_mcp_stdio.py", "api/test_observe.py",
-    "api/test_ard_conformance.py", "api/test_body_limit.py", "api/test_proxies.py",
+    "api/test_find_long.py",
+    "api/test_mcp_stdio.py",
+    "api/test_observe.py",
+    "api/test_ard_conformance.py",
+    "api/test_body_limit.py",
+    "api/test_proxies.py",
     "bench/test_realsites.py",
-    "jobs/test_forked.py", "jobs/test_child.py",
-    "registry/index/test_index_kill.py", "test_tiers.py", "test_private_postgres.py",
+    "jobs/test_forked.py",
+    "jobs/test_child.py",
+    "registry/index/test_index_kill.py",
+    "test_tiers.py",
+    "test_private_postgres.py",
 }
 # Single tests that start a process or take seconds, inside otherwise quick files.
 PROCESS_TESTS = {
@@ -71,8 +84,15 @@ BROWSER_FIXTURES = {"browser", "page"}
 # Fixtures that start `actiondex serve` (harness.procs serving).
 PROCESS_FIXTURES = {"live"}
 PG_FIXTURES = {"pg_database", "empty_pg_url"}
-PROCESS_EVENTS = {"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
-                  "os.system", "os.exec"}
+PROCESS_EVENTS = {
+    "subprocess.Popen",
+    "os.fork",
+    "os.forkpty",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.system",
+    "os.exec",
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -136,9 +156,12 @@ def _check(item: pytest.Item, phase: str) -> None:
     if _started:
         events = sorted(set(_started))
         _started.clear()
-        pytest.fail(f"{item.nodeid} started a process ({', '.join(events)}) in its {phase} "
-                    "under -m fast: add its file to PROCESS_FILES or the test to PROCESS_TESTS "
-                    "in tests/tiers.py", pytrace=False)
+        pytest.fail(
+            f"{item.nodeid} started a process ({', '.join(events)}) in its {phase} "
+            "under -m fast: add its file to PROCESS_FILES or the test to PROCESS_TESTS "
+            "in tests/tiers.py",
+            pytrace=False,
+        )
 
 
 @pytest.hookimpl(wrapper=True)

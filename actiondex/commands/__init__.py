@@ -27,9 +27,21 @@ from actiondex.commands import (
 )
 
 # In the order `actiondex --help` lists them.
-COMMANDS: list[Callable[..., Any]] = [maintain.migrate, crawl.crawl, submit.submit, runs.runs,
-                                      ingest.ingest, maintain.index, find.find, validate.validate,
-                                      sites.history, serve.serve, mcp.mcp, serve.demo,
-                                      jobs.schedule, jobs.worker]
+COMMANDS: list[Callable[..., Any]] = [
+    maintain.migrate,
+    crawl.crawl,
+    submit.submit,
+    runs.runs,
+    ingest.ingest,
+    maintain.index,
+    find.find,
+    validate.validate,
+    sites.history,
+    serve.serve,
+    mcp.mcp,
+    serve.demo,
+    jobs.schedule,
+    jobs.worker,
+]
 # Commands with sub-commands (`actiondex sites remove HOST`): one typer app each.
 GROUPS: list[typer.Typer] = [sites.app]

@@ -16,24 +16,45 @@ if TYPE_CHECKING:
 
 
 def crawl(
-    targets: Annotated[list[str] | None,
-                       typer.Argument(help="Sites to crawl: domains or URLs.")] = None,
-    file: Annotated[Path | None, typer.Option(
-        "--file", help="Read targets from FILE, one domain or URL per line.")] = None,
-    max_pages: Annotated[int, typer.Option(
-        "--max-pages", min=0, help="HTML pages read per site from its sitemaps.")] = 50,
-    delay: Annotated[float, typer.Option(
-        "--delay", min=0.0, help="Minimum seconds between requests to one host.")] = 1.0,
-    no_index: Annotated[bool, typer.Option(
-        "--no-index", help="Store only, leave the search index alone (crawl workers: the API "
-        "replicas follow the store).")] = False,
-    due: Annotated[bool, typer.Option(
-        "--due", help="Crawl every stored site whose next crawl is due, once, and exit (for "
-                      "cron or a systemd timer); with TARGETs, only those of them that are "
-                      "due. Nothing due is not an error.")] = False,
-    limit: Annotated[int | None, typer.Option(
-        "--limit", min=1, help="With --due: crawl at most N sites, the most overdue first "
-                               "[default: 1000].")] = None,
+    targets: Annotated[
+        list[str] | None, typer.Argument(help="Sites to crawl: domains or URLs.")
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option("--file", help="Read targets from FILE, one domain or URL per line."),
+    ] = None,
+    max_pages: Annotated[
+        int, typer.Option("--max-pages", min=0, help="HTML pages read per site from its sitemaps.")
+    ] = 50,
+    delay: Annotated[
+        float,
+        typer.Option("--delay", min=0.0, help="Minimum seconds between requests to one host."),
+    ] = 1.0,
+    no_index: Annotated[
+        bool,
+        typer.Option(
+            "--no-index",
+            help="Store only, leave the search index alone (crawl workers: the API "
+            "replicas follow the store).",
+        ),
+    ] = False,
+    due: Annotated[
+        bool,
+        typer.Option(
+            "--due",
+            help="Crawl every stored site whose next crawl is due, once, and exit (for "
+            "cron or a systemd timer); with TARGETs, only those of them that are "
+            "due. Nothing due is not an error.",
+        ),
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="With --due: crawl at most N sites, the most overdue first [default: 1000].",
+        ),
+    ] = None,
     resolve: ResolveOpt = None,
     allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
@@ -47,21 +68,41 @@ def crawl(
         return
     if limit is not None:
         raise UserError("--limit goes with --due (a plain crawl takes every TARGET)")
-    summary = crawl_and_index(load_settings(), read_targets(targets or [], file), resolve or [],
-                              allow_private, quiet=as_json, options=options)
+    summary = crawl_and_index(
+        load_settings(),
+        read_targets(targets or [], file),
+        resolve or [],
+        allow_private,
+        quiet=as_json,
+        options=options,
+    )
     output.summary(summary, as_json)
     if summary["sites"] == 0 or summary["errors"] and summary["actions"] == 0:
         raise typer.Exit(1)
 
 
-def _crawl_due(targets: list[str], file: Path | None, limit: int | None, resolve: list[str],
-               allow_private: bool | None, as_json: bool, options: CrawlOptions) -> None:
+def _crawl_due(
+    targets: list[str],
+    file: Path | None,
+    limit: int | None,
+    resolve: list[str],
+    allow_private: bool | None,
+    as_json: bool,
+    options: CrawlOptions,
+) -> None:
     from actiondex.crawling import read_targets
     from actiondex.due import DEFAULT_LIMIT, crawl_due
 
     named = read_targets(targets, file) if targets or file else []
-    summary = crawl_due(load_settings(), named, limit or DEFAULT_LIMIT, resolve,
-                        allow_private, quiet=as_json, options=options)
+    summary = crawl_due(
+        load_settings(),
+        named,
+        limit or DEFAULT_LIMIT,
+        resolve,
+        allow_private,
+        quiet=as_json,
+        options=options,
+    )
     if summary["due"] == 0:
         if as_json:
             output.summary(summary, as_json)

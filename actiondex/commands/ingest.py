@@ -14,9 +14,13 @@ from actiondex.runtime import open_index, open_store
 
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Manifest files or folders.")],
-    origin: Annotated[str | None, typer.Option(
-        help="The site the manifests belong to, e.g. https://shop.example "
-             "[default: the site each manifest names: its site/url field]")] = None,
+    origin: Annotated[
+        str | None,
+        typer.Option(
+            help="The site the manifests belong to, e.g. https://shop.example "
+            "[default: the site each manifest names: its site/url field]"
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Load manifest files (format sniffed from content) into the store and the index.

@@ -15,12 +15,21 @@ from actiondex.commands.options import load_settings
 from actiondex.runtime import UserError, open_store
 from registry.config import Settings
 
-VerboseOpt = Annotated[bool, typer.Option(
-    "--verbose", help="Also log procrastinate's own lines (jobs fetched, heartbeats).")]
-ShutdownOpt = Annotated[float, typer.Option(
-    "--shutdown-timeout", min=0.0,
-    help="On SIGTERM or SIGINT: seconds running jobs may take to finish before they are "
-         "aborted (their crawl child is stopped).")]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose", help="Also log procrastinate's own lines (jobs fetched, heartbeats)."
+    ),
+]
+ShutdownOpt = Annotated[
+    float,
+    typer.Option(
+        "--shutdown-timeout",
+        min=0.0,
+        help="On SIGTERM or SIGINT: seconds running jobs may take to finish before they are "
+        "aborted (their crawl child is stopped).",
+    ),
+]
 
 
 def _paragraphs(command: Any) -> Any:
@@ -32,20 +41,40 @@ def _paragraphs(command: Any) -> Any:
 
 @_paragraphs
 def worker(
-    concurrency: Annotated[int, typer.Option(
-        "--concurrency", min=1, max=64, envvar="ACTIONDEX_WORKER_CONCURRENCY",
-        help="Crawl jobs run at once, each in a child process.")] = 2,
-    name: Annotated[str | None, typer.Option(
-        "--name", help="This worker's name in logs and jobs [default: HOST-PID].")] = None,
-    delay: Annotated[float, typer.Option(
-        "--delay", min=0.0, envvar="ACTIONDEX_WORKER_DELAY",
-        help="Minimum seconds between requests to one host, in each crawl (a robots.txt "
-             "Crawl-delay wins).")] = 1.0,
-    max_pages: Annotated[int, typer.Option(
-        "--max-pages", min=0, help="HTML pages read per site from its sitemaps.")] = 50,
-    fresh: Annotated[bool, typer.Option(
-        "--exec", help="Start each crawl child as a fresh interpreter instead of forking it "
-        "from one that has the crawler imported already (slower start, nothing shared).")
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            max=64,
+            envvar="ACTIONDEX_WORKER_CONCURRENCY",
+            help="Crawl jobs run at once, each in a child process.",
+        ),
+    ] = 2,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="This worker's name in logs and jobs [default: HOST-PID]."),
+    ] = None,
+    delay: Annotated[
+        float,
+        typer.Option(
+            "--delay",
+            min=0.0,
+            envvar="ACTIONDEX_WORKER_DELAY",
+            help="Minimum seconds between requests to one host, in each crawl (a robots.txt "
+            "Crawl-delay wins).",
+        ),
+    ] = 1.0,
+    max_pages: Annotated[
+        int, typer.Option("--max-pages", min=0, help="HTML pages read per site from its sitemaps.")
+    ] = 50,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--exec",
+            help="Start each crawl child as a fresh interpreter instead of forking it "
+            "from one that has the crawler imported already (slower start, nothing shared).",
+        ),
     ] = False,
     shutdown_timeout: ShutdownOpt = 30.0,
     verbose: VerboseOpt = False,
@@ -108,13 +137,22 @@ def _prepare(knobs: Any = None) -> tuple[Settings, Any]:
         queue = conn.exec_driver_sql("SELECT to_regclass('procrastinate_jobs')").scalar()
     engine.dispose()
     if queue is None:
-        raise UserError(f"the task queue schema ({newest_migration()}) is not in the "
-                        "database: run `actiondex migrate` first")
+        raise UserError(
+            f"the task queue schema ({newest_migration()}) is not in the "
+            "database: run `actiondex migrate` first"
+        )
     return settings, make_app(settings, knobs)
 
 
-def _run(app: Any, settings: Settings, name: str, queues: list[str], concurrency: int,
-         shutdown_timeout: float, verbose: bool) -> None:
+def _run(
+    app: Any,
+    settings: Settings,
+    name: str,
+    queues: list[str],
+    concurrency: int,
+    shutdown_timeout: float,
+    verbose: bool,
+) -> None:
     from actiondex.jobs.app import log_to_stderr
 
     log_to_stderr(verbose)
@@ -122,10 +160,16 @@ def _run(app: Any, settings: Settings, name: str, queues: list[str], concurrency
     async def main() -> None:
         async with app.open_async():
             await app.run_worker_async(
-                queues=queues, name=name, concurrency=concurrency, wait=True,
-                install_signal_handlers=True, shutdown_graceful_timeout=shutdown_timeout,
+                queues=queues,
+                name=name,
+                concurrency=concurrency,
+                wait=True,
+                install_signal_handlers=True,
+                shutdown_graceful_timeout=shutdown_timeout,
                 update_heartbeat_interval=settings.heartbeat_interval,
-                stalled_worker_timeout=settings.stalled_after, delete_jobs="never")
+                stalled_worker_timeout=settings.stalled_after,
+                delete_jobs="never",
+            )
 
     from actiondex import output
 

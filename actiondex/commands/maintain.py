@@ -20,8 +20,9 @@ def refresh_index_parts(session: Any) -> None:
     from registry.store.parts_refresh import stale_index_parts
 
     if stale := stale_index_parts(session):
-        output.info(f"working out the index parts of {stale} actions stored by an older "
-                    "version (once)...")
+        output.info(
+            f"working out the index parts of {stale} actions stored by an older version (once)..."
+        )
         refresh(session)
 
 
@@ -40,8 +41,9 @@ def migrate() -> None:
 
 
 def index(
-    rebuild: Annotated[bool, typer.Option(
-        "--rebuild", help="Build a fresh index and swap it in atomically.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Build a fresh index and swap it in atomically.")
+    ] = False,
 ) -> None:
     """Bring the search index up to date with the store."""
     from registry.index import ActionIndex
@@ -56,6 +58,8 @@ def index(
             # By hand: a full read (a reconcile), which also drops sites deleted from the store.
             stats = ActionIndex.open(settings.index_path).sync(session, full=True)
     verb = "rebuilt" if rebuild else "up to date"
-    output.info(f"index {verb} (generation {stats.generation}): {stats.sites_indexed} sites "
-                f"(re)indexed, {stats.sites_removed} removed, {stats.documents} documents "
-                f"written in {stats.took_ms:.0f} ms")
+    output.info(
+        f"index {verb} (generation {stats.generation}): {stats.sites_indexed} sites "
+        f"(re)indexed, {stats.sites_removed} removed, {stats.documents} documents "
+        f"written in {stats.took_ms:.0f} ms"
+    )

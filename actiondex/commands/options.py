@@ -13,16 +13,23 @@ from registry.config import Settings, get_settings
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object.")]
 ResolveOpt = Annotated[
     list[str] | None,
-    typer.Option("--resolve", metavar="HOST:PORT:ADDR",
-                 help="Connect to HOST:PORT at ADDR, and allow exactly that host and port even "
-                      "where ADDR is private (like curl --resolve). Repeatable; adds to "
-                      "ACTIONDEX_RESOLVE."),
+    typer.Option(
+        "--resolve",
+        metavar="HOST:PORT:ADDR",
+        help="Connect to HOST:PORT at ADDR, and allow exactly that host and port even "
+        "where ADDR is private (like curl --resolve). Repeatable; adds to "
+        "ACTIONDEX_RESOLVE.",
+    ),
 ]
 PrivateOpt = Annotated[
-    bool | None, typer.Option("--allow-private/--no-allow-private",
-                              help="Allow private, loopback and other non-public addresses "
-                                   "(for private deployments only). Default: "
-                                   "ACTIONDEX_ALLOW_PRIVATE, else no.", show_default=False)
+    bool | None,
+    typer.Option(
+        "--allow-private/--no-allow-private",
+        help="Allow private, loopback and other non-public addresses "
+        "(for private deployments only). Default: "
+        "ACTIONDEX_ALLOW_PRIVATE, else no.",
+        show_default=False,
+    ),
 ]
 
 

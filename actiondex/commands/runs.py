@@ -15,15 +15,27 @@ from registry.model.bounds import MAX_PAGE
 from registry.model.statuses import RUN_STATUSES
 from registry.store.runs import BadRunQuery, list_runs
 
-COLUMNS = ("id", "status", "started_at", "seconds", "sites", "actions", "errors", "requests",
-           "owner")
+COLUMNS = (
+    "id",
+    "status",
+    "started_at",
+    "seconds",
+    "sites",
+    "actions",
+    "errors",
+    "requests",
+    "owner",
+)
 
 
 def runs(
-    status: Annotated[str | None, typer.Option(
-        "--status", help=f"Only runs in this state ({', '.join(RUN_STATUSES)}).")] = None,
-    limit: Annotated[int, typer.Option(
-        "--limit", min=1, max=MAX_PAGE, help="How many runs, newest first.")] = 20,
+    status: Annotated[
+        str | None,
+        typer.Option("--status", help=f"Only runs in this state ({', '.join(RUN_STATUSES)})."),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=MAX_PAGE, help="How many runs, newest first.")
+    ] = 20,
     as_json: JsonOpt = False,
 ) -> None:
     """List crawl runs, newest first: status, owner, figures; aborted ones say why."""
@@ -51,8 +63,9 @@ def _table(items: list[dict[str, Any]]) -> None:
         return
     table = Table(title="crawl runs", title_justify="left")
     for column in COLUMNS:
-        table.add_column(column, justify="right" if column not in ("status", "started_at",
-                                                                   "owner") else "left")
+        table.add_column(
+            column, justify="right" if column not in ("status", "started_at", "owner") else "left"
+        )
     for run in items:
         status = run["status"] + (f" ({run['aborted']})" if run.get("aborted") else "")
         cells = {**run, "status": status}

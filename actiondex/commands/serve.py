@@ -24,8 +24,12 @@ def serve(
 
 
 def demo(
-    no_serve: Annotated[bool, typer.Option(
-        "--no-serve", help="Stop after printing the results instead of serving the API.")] = False,
+    no_serve: Annotated[
+        bool,
+        typer.Option(
+            "--no-serve", help="Stop after printing the results instead of serving the API."
+        ),
+    ] = False,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port for the API.")] = 8000,
 ) -> None:
     """Crawl a bundled demo web on loopback, index it, search it, then serve the API."""

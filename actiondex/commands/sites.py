@@ -19,10 +19,10 @@ from registry.store.promotion import NotFound
 from registry.store.removal import remove_site
 from registry.store.site_list import host_key, iso
 
-app = typer.Typer(name="sites", help="Operate on the sites in the store.",
-                  add_completion=False)
-HostArg = Annotated[str, typer.Argument(
-    help="The site's host (any case, a URL, an IDN in Unicode or as A-labels).")]
+app = typer.Typer(name="sites", help="Operate on the sites in the store.", add_completion=False)
+HostArg = Annotated[
+    str, typer.Argument(help="The site's host (any case, a URL, an IDN in Unicode or as A-labels).")
+]
 
 
 def _host(text: str) -> str:
@@ -56,24 +56,36 @@ def remove(host: HostArg, as_json: JsonOpt = False) -> None:
         raise UserError(str(exc)) from None
     open_index(settings, engine)
     if as_json:
-        print(json.dumps({"host": done.host, "removed_at": iso(done.removed_at),
-                          "already_removed": done.already_removed, "documents": done.documents,
-                          "actions": done.actions, "flows": done.flows,
-                          "version": done.version}, sort_keys=True))
+        print(
+            json.dumps(
+                {
+                    "host": done.host,
+                    "removed_at": iso(done.removed_at),
+                    "already_removed": done.already_removed,
+                    "documents": done.documents,
+                    "actions": done.actions,
+                    "flows": done.flows,
+                    "version": done.version,
+                },
+                sort_keys=True,
+            )
+        )
     elif done.already_removed:
-        output.info(f"{done.host} was removed already, at {iso(done.removed_at)}: nothing "
-                    "to do")
+        output.info(f"{done.host} was removed already, at {iso(done.removed_at)}: nothing to do")
     else:
-        output.info(f"removed {done.host}: {done.documents} documents, {done.actions} actions "
-                    f"and {done.flows} flows withdrawn (version {done.version}); "
-                    "`actiondex crawl` it to bring it back")
+        output.info(
+            f"removed {done.host}: {done.documents} documents, {done.actions} actions "
+            f"and {done.flows} flows withdrawn (version {done.version}); "
+            "`actiondex crawl` it to bring it back"
+        )
 
 
 def history(
     host: HostArg,
-    limit: Annotated[int, typer.Option(min=1, max=MAX_PAGE,
-                                       help=f"How many entries, newest first (1-{MAX_PAGE}).")
-                     ] = 20,
+    limit: Annotated[
+        int,
+        typer.Option(min=1, max=MAX_PAGE, help=f"How many entries, newest first (1-{MAX_PAGE})."),
+    ] = 20,
     as_json: JsonOpt = False,
 ) -> None:
     """Show what changed in a site's action set, newest first.
@@ -98,18 +110,28 @@ def _table(data: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"history of {data['host']}" + (
-        f" (removed {data['removed_at']})" if data["removed_at"] else ""), title_justify="left")
+    table = Table(
+        title=f"history of {data['host']}"
+        + (f" (removed {data['removed_at']})" if data["removed_at"] else ""),
+        title_justify="left",
+    )
     for col in ("version", "at", "reason", "added", "removed", "changed", "actions"):
-        table.add_column(col, overflow="fold",
-                         justify="right" if col in ("version", "actions") else "left")
+        table.add_column(
+            col, overflow="fold", justify="right" if col in ("version", "actions") else "left"
+        )
     for e in data["items"]:
-        changed = ", ".join(f"{name} ({', '.join(fields)})"
-                            for name, fields in e["changed"].items())
-        table.add_row(str(e["version"]), e["at"][:19].replace("T", " "), e["reason"],
-                      escape(", ".join(e["added"]) or "-"),
-                      escape(", ".join(e["removed"]) or "-"), escape(changed or "-"),
-                      str(e["actions"]))
+        changed = ", ".join(
+            f"{name} ({', '.join(fields)})" for name, fields in e["changed"].items()
+        )
+        table.add_row(
+            str(e["version"]),
+            e["at"][:19].replace("T", " "),
+            e["reason"],
+            escape(", ".join(e["added"]) or "-"),
+            escape(", ".join(e["removed"]) or "-"),
+            escape(changed or "-"),
+            str(e["actions"]),
+        )
     output.out.print(table)
     if not data["items"]:
         output.out.print("No changes recorded.")

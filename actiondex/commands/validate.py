@@ -10,11 +10,19 @@ from actiondex.commands.options import JsonOpt, PrivateOpt, ResolveOpt, load_set
 
 
 def validate(
-    target: Annotated[str, typer.Argument(
-        help="A manifest or page file, a document URL, or a site (domain or https://site/).")],
-    origin: Annotated[str | None, typer.Option(
-        help="For a file: the site it will be published on, e.g. https://shop.example "
-             "[default: the manifest's own site/url field]")] = None,
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="A manifest or page file, a document URL, or a site (domain or https://site/)."
+        ),
+    ],
+    origin: Annotated[
+        str | None,
+        typer.Option(
+            help="For a file: the site it will be published on, e.g. https://shop.example "
+            "[default: the manifest's own site/url field]"
+        ),
+    ] = None,
     resolve: ResolveOpt = None,
     allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,

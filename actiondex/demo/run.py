@@ -19,8 +19,9 @@ def demo_settings(settings: Settings) -> Settings:
     """A fresh store under the data dir, so the demo never mixes with real crawls."""
     data_dir = settings.data_dir / "demo"
     shutil.rmtree(data_dir, ignore_errors=True)
-    return Settings(data_dir=data_dir, database_url="", index_dir=None,
-                    user_agent=settings.user_agent)
+    return Settings(
+        data_dir=data_dir, database_url="", index_dir=None, user_agent=settings.user_agent
+    )
 
 
 def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
@@ -30,21 +31,32 @@ def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
     engine = open_store(settings)  # the one engine of this process
     with DemoWeb() as web:
         targets = [f"http://{host}:{web.port}/" for host in web.hosts]
-        output.info(f"demo web: {len(targets)} sites on 127.0.0.1:{web.port}; "
-                    f"store in {settings.data_dir}")
+        output.info(
+            f"demo web: {len(targets)} sites on 127.0.0.1:{web.port}; store in {settings.data_dir}"
+        )
         # Every demo site is on one loopback server of ours: no politeness delay is owed.
-        summary = crawl_and_index(settings, targets, web.resolve_args(), allow_private=False,
-                                  options=CrawlOptions(delay=0.0), engine=engine)
+        summary = crawl_and_index(
+            settings,
+            targets,
+            web.resolve_args(),
+            allow_private=False,
+            options=CrawlOptions(delay=0.0),
+            engine=engine,
+        )
     output.summary(summary, as_json=False)
     index = open_index(settings, engine)
     output.results(find(index, FindQuery(q=DEMO_QUERY, limit=5)))
     # The demo's store is its own (a rerun starts it afresh): say how to reach it.
-    output.info(f"the demo's store is {settings.data_dir}; search it with "
-                f"`actiondex --data-dir {settings.data_dir} find \"book a table\"`")
+    output.info(
+        f"the demo's store is {settings.data_dir}; search it with "
+        f'`actiondex --data-dir {settings.data_dir} find "book a table"`'
+    )
     if serve:
         serve_api(settings, engine, "127.0.0.1", port)
         return
-    output.info(f"serve it with `actiondex --data-dir {settings.data_dir} serve --port {port}`;"
-                " it then answers at:")
+    output.info(
+        f"serve it with `actiondex --data-dir {settings.data_dir} serve --port {port}`;"
+        " it then answers at:"
+    )
     for line in doors(f"http://127.0.0.1:{port}"):
         output.info(f"  {line}")

@@ -26,9 +26,15 @@ class DemoWeb:
     records every (host, path) asked for, in order.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, root: Path = SITES,
-                 overrides: dict[str, dict[str, str]] | None = None,
-                 delays: dict[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        root: Path = SITES,
+        overrides: dict[str, dict[str, str]] | None = None,
+        delays: dict[str, float] | None = None,
+    ) -> None:
         self.root = root.resolve()
         self.hosts = sorted(p.name for p in self.root.iterdir() if p.is_dir())
         self.overrides = overrides or {}
@@ -47,8 +53,9 @@ class DemoWeb:
         return int(self._server.server_address[1])
 
     def start(self) -> DemoWeb:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="demo-web",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="demo-web", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -125,7 +132,7 @@ def _host_name(header: str) -> str:
     """The Host header without its port: ``a.test:8123`` -> ``a.test``, ``[::1]:80`` -> ``::1``."""
     header = header.strip().lower()
     if header.startswith("["):
-        return header[1:header.find("]")]
+        return header[1 : header.find("]")]
     return header.split(":")[0]
 
 
@@ -152,8 +159,9 @@ def _handler_for(web: DemoWeb) -> type[BaseHTTPRequestHandler]:
                 return self._send(404, b"not found\n", "text/plain", with_body)
             self._send(200, target.read_bytes(), content_type(target), with_body)
 
-        def _send(self, status: int, body: bytes, ctype: str, with_body: bool,
-                  **headers: str) -> None:
+        def _send(
+            self, status: int, body: bytes, ctype: str, with_body: bool, **headers: str
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))

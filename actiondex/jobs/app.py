@@ -30,7 +30,8 @@ def conninfo(settings: Settings) -> str:
     if url.get_backend_name() != "postgresql":
         raise NeedsPostgres(
             "distributed crawling needs PostgreSQL (set ACTIONDEX_DATABASE_URL to a "
-            "postgresql:// URL); with the embedded SQLite store run `actiondex crawl` instead")
+            "postgresql:// URL); with the embedded SQLite store run `actiondex crawl` instead"
+        )
     return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
@@ -39,12 +40,18 @@ def make_app(settings: Settings, knobs: CrawlKnobs | None = None) -> App:
     queue calls wait out a database outage (actiondex.jobs.resilient)."""
     from actiondex.jobs.resilient import ReregisteringJobManager, ResilientConnector
 
-    app = App(connector=ResilientConnector(
-        conninfo=conninfo(settings), min_size=1, max_size=4, timeout=POOL_WAIT,
-        # The pool's own reconnection backs off without a cap (1 s, 2 s ... 64 s, 128 s): it
-        # would notice a database back up to minutes late. Give each attempt up soon instead;
-        # the next query starts a fresh one, at actiondex.jobs.outage's pace.
-        reconnect_timeout=2 * POOL_WAIT))
+    app = App(
+        connector=ResilientConnector(
+            conninfo=conninfo(settings),
+            min_size=1,
+            max_size=4,
+            timeout=POOL_WAIT,
+            # The pool's own reconnection backs off without a cap (1 s, 2 s ... 64 s, 128 s): it
+            # would notice a database back up to minutes late. Give each attempt up soon instead;
+            # the next query starts a fresh one, at actiondex.jobs.outage's pace.
+            reconnect_timeout=2 * POOL_WAIT,
+        )
+    )
     app.job_manager = ReregisteringJobManager(app.connector)
     register(app, settings, knobs)
     return app
@@ -54,8 +61,10 @@ def log_to_stderr(verbose: bool = False) -> None:
     """One line per event on stderr: ours, and procrastinate's worker lifecycle."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    for name, level in (("actiondex", logging.INFO),
-                        ("procrastinate", logging.INFO if verbose else logging.WARNING)):
+    for name, level in (
+        ("actiondex", logging.INFO),
+        ("procrastinate", logging.INFO if verbose else logging.WARNING),
+    ):
         logger = logging.getLogger(name)
         logger.setLevel(level)
         logger.addHandler(handler)

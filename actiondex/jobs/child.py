@@ -42,8 +42,17 @@ def crawl_args(target: str, due: bool, delay: float, max_pages: int) -> list[str
     in the child; a submitted site (perhaps not stored yet) is a plain `crawl TARGET`. No
     index: a worker serves no searches (the API replicas keep theirs from the store), and an
     index per worker would cost every crawl a sync."""
-    return ["crawl", *(["--due"] if due else []), target, "--json", "--no-index",
-            "--delay", f"{delay:g}", "--max-pages", str(max_pages)]
+    return [
+        "crawl",
+        *(["--due"] if due else []),
+        target,
+        "--json",
+        "--no-index",
+        "--delay",
+        f"{delay:g}",
+        "--max-pages",
+        str(max_pages),
+    ]
 
 
 def interpreter(args: list[str]) -> list[str]:
@@ -61,14 +70,19 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-async def run_child(command: list[str], timeout: float, env: dict[str, str] | None = None
-                    ) -> ChildResult:
+async def run_child(
+    command: list[str], timeout: float, env: dict[str, str] | None = None
+) -> ChildResult:
     """Run ``command``; its stdout must be one JSON object (the crawl summary)."""
     parent = os.getpid()
     proc = await asyncio.create_subprocess_exec(
-        *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env,
-        preexec_fn=lambda: _die_with_parent(parent))  # safe: no threads fork here
+        *command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        preexec_fn=lambda: _die_with_parent(parent),
+    )  # safe: no threads fork here
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
     except TimeoutError:

@@ -27,9 +27,17 @@ from typing import Any
 
 from actiondex.jobs.child import TERM_GRACE, ChildFailed, ChildResult, parse_summary
 
-PRELOAD = ["actiondex.cli", "actiondex.crawling", "crawler.spiders.site", "crawler.pipelines",
-           "scrapy.crawler", "scrapy.core.engine", "scrapy.downloadermiddlewares.retry",
-           "scrapy.core.downloader.handlers.http11", "registry.store.promotion"]
+PRELOAD = [
+    "actiondex.cli",
+    "actiondex.crawling",
+    "crawler.spiders.site",
+    "crawler.pipelines",
+    "scrapy.crawler",
+    "scrapy.core.engine",
+    "scrapy.downloadermiddlewares.retry",
+    "scrapy.core.downloader.handlers.http11",
+    "registry.store.promotion",
+]
 _context: Any = None
 
 

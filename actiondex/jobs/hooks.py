@@ -19,8 +19,10 @@ SCHEDULED_PRIORITY = 0
 def due_work(session: Session, now: datetime, limit: int) -> list[tuple[str, str | None, int]]:
     """(host, submitted URL or None, priority) to enqueue, as registry.store.schedule.due_work
     orders them: a submitted site runs first."""
-    return [(host, url, SCHEDULED_PRIORITY if url is None else SUBMITTED_PRIORITY)
-            for host, url in schedule.due_work(session, now, limit)]
+    return [
+        (host, url, SCHEDULED_PRIORITY if url is None else SUBMITTED_PRIORITY)
+        for host, url in schedule.due_work(session, now, limit)
+    ]
 
 
 def submitted(session: Session, host: str) -> bool:

@@ -63,8 +63,9 @@ def unreachable(exc: BaseException) -> bool:
 class Outage:
     """Whether this process finds the database reachable; logs each change once."""
 
-    def __init__(self, logger: logging.Logger = log,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, logger: logging.Logger = log, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.logger, self.clock = logger, clock
         self.down_since: float | None = None
         self.back_at: float | None = None
@@ -96,8 +97,12 @@ class Outage:
 OUTAGE = Outage()  # the process's one view of the database
 
 
-async def wait_out(call: Callable[[], Awaitable[T]], outage: Outage = OUTAGE,
-                   first: float = BACKOFF_FIRST, cap: float = BACKOFF_CAP) -> T:
+async def wait_out(
+    call: Callable[[], Awaitable[T]],
+    outage: Outage = OUTAGE,
+    first: float = BACKOFF_FIRST,
+    cap: float = BACKOFF_CAP,
+) -> T:
     """``await call()``, again and again with backoff while the database is unreachable."""
     delays = backoff(first, cap)
     while True:

@@ -50,8 +50,7 @@ def register_periodic(app: App, settings: Settings) -> None:
         return await enqueue_due_sites(app, engine, settings)
 
     @app.periodic(cron=cron_every(settings.stalled_interval), periodic_id="stalled")
-    @app.task(name="actiondex.retry_stalled", queue=SCHEDULE_QUEUE,
-              queueing_lock="retry_stalled")
+    @app.task(name="actiondex.retry_stalled", queue=SCHEDULE_QUEUE, queueing_lock="retry_stalled")
     async def retry_stalled(timestamp: int) -> dict[str, int]:
         return await retry_stalled_jobs(app, engine, settings)
 
@@ -62,8 +61,11 @@ async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dic
     for host, target, priority in work:
         queued += await enqueue(app, host, priority, target)
     if work:
-        log.info("scheduler: %d sites due, %d enqueued (the others are queued already)",
-                 len(work), queued)
+        log.info(
+            "scheduler: %d sites due, %d enqueued (the others are queued already)",
+            len(work),
+            queued,
+        )
     return {"due": len(work), "enqueued": queued}
 
 
@@ -79,8 +81,11 @@ def heartbeat_grace(after: float) -> float:
 
 
 async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
-    stalled = list(await app.job_manager.get_stalled_jobs(
-        task_name=CRAWL_TASK, seconds_since_heartbeat=settings.stalled_after))
+    stalled = list(
+        await app.job_manager.get_stalled_jobs(
+            task_name=CRAWL_TASK, seconds_since_heartbeat=settings.stalled_after
+        )
+    )
     # Checked after that call, which may have waited out an outage itself.
     judged = OUTAGE.settled(heartbeat_grace(settings.stalled_after))
     retried = 0
@@ -93,10 +98,18 @@ async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> di
     if OUTAGE.settled(heartbeat_grace(stale)):
         swept = await wait_out_sync(lambda: _sweep(engine, stale))
     if (stalled and judged) or swept:
-        log.info("scheduler: %d stalled jobs, %d retried; %s abandoned crawl runs aborted",
-                 len(stalled), retried, swept)
-    return {"stalled": len(stalled) if judged else 0, "retried": retried, "swept": swept or 0,
-            "after_outage": int(not judged)}
+        log.info(
+            "scheduler: %d stalled jobs, %d retried; %s abandoned crawl runs aborted",
+            len(stalled),
+            retried,
+            swept,
+        )
+    return {
+        "stalled": len(stalled) if judged else 0,
+        "retried": retried,
+        "swept": swept or 0,
+        "after_outage": int(not judged),
+    }
 
 
 async def _retry(app: App, job: Job) -> bool:
@@ -105,12 +118,19 @@ async def _retry(app: App, job: Job) -> bool:
     try:
         await app.job_manager.retry_job(job)
     except ConnectorException as exc:
-        log.info("scheduler: job %s (%s): another is queued (%s); ended as failed",
-                 job.id, job.task_kwargs.get("host"), type(exc).__name__)
+        log.info(
+            "scheduler: job %s (%s): another is queued (%s); ended as failed",
+            job.id,
+            job.task_kwargs.get("host"),
+            type(exc).__name__,
+        )
         await app.job_manager.finish_job(job, status=Status.FAILED, delete_job=False)
         return False
-    log.info("scheduler: job %s (%s) of a dead worker back in the queue",
-             job.id, job.task_kwargs.get("host"))
+    log.info(
+        "scheduler: job %s (%s) of a dead worker back in the queue",
+        job.id,
+        job.task_kwargs.get("host"),
+    )
     return True
 
 

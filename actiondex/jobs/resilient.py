@@ -33,10 +33,13 @@ from actiondex.jobs.outage import (
     wait_out,
 )
 
-HEARTBEAT = "UPDATE procrastinate_workers SET last_heartbeat = NOW() WHERE id = %(worker_id)s " \
-            "RETURNING id"
-REOWN = ("UPDATE procrastinate_jobs SET worker_id = %(worker_id)s WHERE id = ANY(%(ids)s) "
-         "AND status = 'doing' AND worker_id IS NULL")
+HEARTBEAT = (
+    "UPDATE procrastinate_workers SET last_heartbeat = NOW() WHERE id = %(worker_id)s RETURNING id"
+)
+REOWN = (
+    "UPDATE procrastinate_jobs SET worker_id = %(worker_id)s WHERE id = ANY(%(ids)s) "
+    "AND status = 'doing' AND worker_id IS NULL"
+)
 
 
 class ResilientConnector(PsycopgConnector):
@@ -48,13 +51,13 @@ class ResilientConnector(PsycopgConnector):
         run = super().execute_query_one_async
         return await wait_out(lambda: run(query, **arguments))
 
-    async def execute_query_all_async(self, query: Any, **arguments: Any
-                                      ) -> list[dict[str, Any]]:
+    async def execute_query_all_async(self, query: Any, **arguments: Any) -> list[dict[str, Any]]:
         run = super().execute_query_all_async
         return await wait_out(lambda: run(query, **arguments))
 
-    async def listen_notify(self, on_notification: connector.Notify,
-                            channels: Iterable[str]) -> None:
+    async def listen_notify(
+        self, on_notification: connector.Notify, channels: Iterable[str]
+    ) -> None:
         """procrastinate's own reconnects a LISTEN connection that died, but raises (and the
         worker stops) when it cannot connect again: here it waits."""
         delays = backoff(BACKOFF_FIRST, BACKOFF_CAP)
@@ -97,7 +100,8 @@ class ReregisteringJobManager(JobManager):
 
     async def update_heartbeat(self, worker_id: int) -> None:
         rows = await self.connector.execute_query_all_async(
-            query=HEARTBEAT, worker_id=self.current.get(worker_id, worker_id))
+            query=HEARTBEAT, worker_id=self.current.get(worker_id, worker_id)
+        )
         if not rows:
             await self.register_again(worker_id)
 
@@ -116,8 +120,14 @@ class ReregisteringJobManager(JobManager):
         new = await self.register_worker()
         self.current[worker_id] = new
         if self.held:
-            await self.connector.execute_query_async(query=REOWN, worker_id=new,
-                                                     ids=sorted(self.held))
-        log.warning("worker %s was pruned while the database was away: registered again as "
-                    "%s, with its %d running jobs", worker_id, new, len(self.held))
+            await self.connector.execute_query_async(
+                query=REOWN, worker_id=new, ids=sorted(self.held)
+            )
+        log.warning(
+            "worker %s was pruned while the database was away: registered again as "
+            "%s, with its %d running jobs",
+            worker_id,
+            new,
+            len(self.held),
+        )
         return new

@@ -47,8 +47,9 @@ def _ensure(conn: Connection) -> str:
         return f"applied ({newest_migration()})"
     at = _marked(conn)
     if at is None:
-        return ("present, applied by someone else: left as it is (its version is unknown "
-                "to actiondex)")
+        return (
+            "present, applied by someone else: left as it is (its version is unknown to actiondex)"
+        )
     pending = [f for f in migration_files() if f.stem > at]
     # One transaction per file, marked as it commits: a value a file adds to an enum can only
     # be used once committed, and a failure leaves the files before it applied and recorded.

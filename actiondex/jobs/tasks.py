@@ -54,12 +54,18 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
 
     # A child that crashed or timed out is tried twice more, a minute apart; a crawl that ran
     # and found errors is a result (the schedule backs the site off), not a retry.
-    @app.task(name=CRAWL_TASK, queue=CRAWL_QUEUE, pass_context=True,
-              retry=RetryStrategy(max_attempts=2, wait=60, retry_exceptions={ChildFailed}))
-    async def crawl_site(context: JobContext, host: str, target: str | None = None
-                         ) -> dict[str, Any]:
-        return await crawl_one(engine, settings, knobs, host, target,
-                               context.worker_name or "worker")
+    @app.task(
+        name=CRAWL_TASK,
+        queue=CRAWL_QUEUE,
+        pass_context=True,
+        retry=RetryStrategy(max_attempts=2, wait=60, retry_exceptions={ChildFailed}),
+    )
+    async def crawl_site(
+        context: JobContext, host: str, target: str | None = None
+    ) -> dict[str, Any]:
+        return await crawl_one(
+            engine, settings, knobs, host, target, context.worker_name or "worker"
+        )
 
 
 async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
@@ -67,17 +73,23 @@ async def enqueue(app: App, host: str, priority: int, target: str | None = None)
     False when one is queued for it already."""
     task = app.tasks[CRAWL_TASK]
     try:
-        await task.configure(lock=host_lock(host), queueing_lock=host_lock(host),
-                             priority=priority).defer_async(host=host, target=target)
+        await task.configure(
+            lock=host_lock(host), queueing_lock=host_lock(host), priority=priority
+        ).defer_async(host=host, target=target)
     except AlreadyEnqueued:
         return False
     return True
 
 
-async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host: str,
-                    submitted_at: str | None, worker: str) -> dict[str, Any]:
-    due, wait, stored_at, submitted = await wait_out_sync(
-        lambda: _check(engine, settings, host))
+async def crawl_one(
+    engine: Engine,
+    settings: Settings,
+    knobs: CrawlKnobs,
+    host: str,
+    submitted_at: str | None,
+    worker: str,
+) -> dict[str, Any]:
+    due, wait, stored_at, submitted = await wait_out_sync(lambda: _check(engine, settings, host))
     if not due:
         log.info("%s: %s is not due any more, skipped", worker, host)
         return {"host": host, "skipped": "not-due"}
@@ -88,26 +100,44 @@ async def crawl_one(engine: Engine, settings: Settings, knobs: CrawlKnobs, host:
     log.info("%s: crawling %s", worker, host)
     # A submitted site is crawled as such (the schedule knows it only once stored).
     target = stored_at or submitted_at or host
-    args = crawl_args(target, not submitted, knobs.delay,
-                      knobs.max_pages)
+    args = crawl_args(target, not submitted, knobs.delay, knobs.max_pages)
     if knobs.fresh:
         result = await run_child(interpreter(args), settings.job_timeout)
     else:
         result = await run_forked(args, settings.job_timeout)
     summary = result.summary
-    log.info("%s: %s crawled in %.1f s (exit %d): %s", worker, host,
-             (datetime.now(UTC) - started).total_seconds(), result.returncode,
-             summary["error"].get("message") if isinstance(summary.get("error"), dict) else
-             f"{summary.get('documents')} documents, {summary.get('actions')} actions, "
-             f"{summary.get('errors')} errors")
-    return {"host": host, "exit": result.returncode, "started_at": started.isoformat(),
-            **{k: summary.get(k) for k in ("sites", "documents", "actions", "errors",
-                                           "requests", "seconds", "changed_sites")},
-            **({"error": summary["error"]} if "error" in summary else {})}
+    log.info(
+        "%s: %s crawled in %.1f s (exit %d): %s",
+        worker,
+        host,
+        (datetime.now(UTC) - started).total_seconds(),
+        result.returncode,
+        summary["error"].get("message")
+        if isinstance(summary.get("error"), dict)
+        else f"{summary.get('documents')} documents, {summary.get('actions')} actions, "
+        f"{summary.get('errors')} errors",
+    )
+    return {
+        "host": host,
+        "exit": result.returncode,
+        "started_at": started.isoformat(),
+        **{
+            k: summary.get(k)
+            for k in (
+                "sites",
+                "documents",
+                "actions",
+                "errors",
+                "requests",
+                "seconds",
+                "changed_sites",
+            )
+        },
+        **({"error": summary["error"]} if "error" in summary else {}),
+    }
 
 
-def _check(engine: Engine, settings: Settings, host: str
-           ) -> tuple[bool, float, str | None, bool]:
+def _check(engine: Engine, settings: Settings, host: str) -> tuple[bool, float, str | None, bool]:
     """(still due?, seconds to wait for the Crawl-delay since the previous crawl ended, the
     stored origin (it keeps the scheme and port), whether a submission waits for it)."""
     now = utcnow()

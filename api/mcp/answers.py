@@ -35,8 +35,9 @@ class FlowStepDetail(BaseModel):
     model_config = OPEN
     action: str = Field(description="The step's action, by name")
     title: str | None = None
-    bindings: dict[str, Any] = Field(description="Its input: parameter -> $input.x or "
-                                                 "$steps.N.path")
+    bindings: dict[str, Any] = Field(
+        description="Its input: parameter -> $input.x or $steps.N.path"
+    )
     resolved: ActionDetail | None = Field(description="That action (None: not stored)")
 
 
@@ -45,8 +46,9 @@ class ActionDetail(Detail):
     its steps, each with its action."""
 
     model_config = OPEN
-    same_origin: bool | None = Field(None, description="The endpoint is on the site or a "
-                                                       "subdomain of it (actions only)")
+    same_origin: bool | None = Field(
+        None, description="The endpoint is on the site or a subdomain of it (actions only)"
+    )
     steps: list[FlowStepDetail] | None = Field(None, description="A flow's steps, in order")
 
 

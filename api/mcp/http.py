@@ -52,7 +52,8 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     if hosts == ["*"]:  # a proxy in front checks them
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     origins = settings.mcp_allowed_origins or [
-        f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+        f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")
+    ]
     return TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)
 
 
@@ -82,13 +83,13 @@ class Endpoint:
     async def _started(self, group: anyio.abc.TaskGroup) -> StreamableHTTPSessionManager:
         async with self._lock:
             if self._manager is None:
-                module = await anyio.to_thread.run_sync(importlib.import_module,
-                                                        "api.mcp.server")
+                module = await anyio.to_thread.run_sync(importlib.import_module, "api.mcp.server")
                 server = module.build_server(self.backing)
                 # Its Starlette app is unused: the route is the FastAPI app's own, so /mcp
                 # stays out of /openapi.json; the call makes the session manager.
-                server.streamable_http_app(streamable_http_path=PATH,
-                                           transport_security=transport_security(self.settings))
+                server.streamable_http_app(
+                    streamable_http_path=PATH, transport_security=transport_security(self.settings)
+                )
                 manager = server.session_manager
                 ready = anyio.Event()
 

@@ -28,7 +28,8 @@ EFFECTS = (
     "setting); `send` sends a message or shares something in the person's name; `spend` pays "
     "or commits money (buy, order, book, donate); `delete` removes something. "
     "`needs_approval` is true for send, spend and delete: ask your person before calling "
-    "those.")
+    "those."
+)
 _FIND = FindQuery.model_json_schema()["properties"]
 
 
@@ -47,12 +48,17 @@ class Backing(Protocol):
     search_threads: anyio.CapacityLimiter
 
 
-ActionId = Annotated[Id, Field(description=(
-    "The `id` of an action or a flow, as find_action gives it"))]
-Host = Annotated[SiteName, Field(description=(
-    "The site's host (shop.example), or its URL"))]
-Input = Annotated[dict[str, Any], Field(default_factory=dict, description=(
-    "The arguments, as the action's input_schema describes them"))]
+ActionId = Annotated[
+    Id, Field(description=("The `id` of an action or a flow, as find_action gives it"))
+]
+Host = Annotated[SiteName, Field(description=("The site's host (shop.example), or its URL"))]
+Input = Annotated[
+    dict[str, Any],
+    Field(
+        default_factory=dict,
+        description=("The arguments, as the action's input_schema describes them"),
+    ),
+]
 
 
 def _listed(value: Any) -> Any:
@@ -99,11 +105,23 @@ class Tools:
         length up to the bound: a long request is searched by its rarest words (`shortened`
         says which). Nothing is called or sent.
         """
-        query_ = find_query({
-            "q": query, "effect": _listed(effect), "site": _listed(site), "type": _listed(type),
-            "format": _listed(format), "method": _listed(method), "auth": _listed(auth),
-            "origin": origin, "limit": limit, "offset": offset, "per_site": per_site,
-            "explain": explain, "group": group})
+        query_ = find_query(
+            {
+                "q": query,
+                "effect": _listed(effect),
+                "site": _listed(site),
+                "type": _listed(type),
+                "format": _listed(format),
+                "method": _listed(method),
+                "auth": _listed(auth),
+                "origin": origin,
+                "limit": limit,
+                "offset": offset,
+                "per_site": per_site,
+                "explain": explain,
+                "group": group,
+            }
+        )
         backing = self._backing()
         # Off the event loop, in the app's search threads (api/routes/find.py says why).
         run = functools.partial(find, backing.index, query_)
@@ -139,8 +157,10 @@ class Tools:
         if action is None:
             flow = await self._read(lookup.flow_detail, action_id)
             raise ToolError(
-                f"{action_id!r} is a flow: prepare each step's action in turn" if flow else
-                f"no action has the id {action_id!r}: ids come from find_action")
+                f"{action_id!r} is a flow: prepare each step's action in turn"
+                if flow
+                else f"no action has the id {action_id!r}: ids come from find_action"
+            )
         try:  # off the event loop, as the REST route does it
             planned = await anyio.to_thread.run_sync(functools.partial(prepare_call, action, input))
             return PreparedCall.model_validate(planned)

@@ -32,8 +32,12 @@ def _not_found(kind: str, ident: str) -> JSONResponse:
     return error_response(404, "not-found", f"no {kind} {ident!r}", "id")
 
 
-@router.get("/actions/{id}", response_model=ActionDetail, operation_id="get_action",
-            responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}})
+@router.get(
+    "/actions/{id}",
+    response_model=ActionDetail,
+    operation_id="get_action",
+    responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}},
+)
 def get_action(id: IdPath, session: SessionDep, request: Request) -> Response:
     """One action as /find returns it, plus the document it was read from (``document``),
     its site's name and whether calling it needs its person's approval."""
@@ -41,8 +45,12 @@ def get_action(id: IdPath, session: SessionDep, request: Request) -> Response:
     return _not_found("action", id) if found is None else json_resource(request, found)
 
 
-@router.get("/flows/{id}", response_model=FlowDetail, operation_id="get_flow",
-            responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}})
+@router.get(
+    "/flows/{id}",
+    response_model=FlowDetail,
+    operation_id="get_flow",
+    responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}},
+)
 def get_flow(id: IdPath, session: SessionDep, request: Request) -> Response:
     """One flow, each step with its bindings and its action resolved."""
     found = flow_detail(session, id)
@@ -50,15 +58,39 @@ def get_flow(id: IdPath, session: SessionDep, request: Request) -> Response:
 
 
 @router.post(
-    "/actions/{id}/prepare", response_model=PreparedCall, operation_id="prepare_call",
-    responses=error_responses(404, 413, 422, 429, 500, 503, text={**STORE_TEXT, 422: (
-        "The input breaks the action's input schema (`invalid-input`: every problem in "
-        "`problems`, `field` the first one's JSON path), the action cannot be called "
-        "(`not-callable`: no endpoint, or an input schema that references outside itself or "
-        "is too large), checking the input would take too long (`too-complex`), or the body "
-        "is no {\"input\": {...}} (`invalid-parameter`)")}),
-    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-        "schema": PrepareRequest.model_json_schema() | {"maxProperties": 1}}}}})
+    "/actions/{id}/prepare",
+    response_model=PreparedCall,
+    operation_id="prepare_call",
+    responses=error_responses(
+        404,
+        413,
+        422,
+        429,
+        500,
+        503,
+        text={
+            **STORE_TEXT,
+            422: (
+                "The input breaks the action's input schema (`invalid-input`: every problem in "
+                "`problems`, `field` the first one's JSON path), the action cannot be called "
+                "(`not-callable`: no endpoint, or an input schema that references outside itself "
+                "or is too large), checking the input would take too long (`too-complex`), or the "
+                "body "
+                'is no {"input": {...}} (`invalid-parameter`)'
+            ),
+        },
+    ),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": PrepareRequest.model_json_schema() | {"maxProperties": 1}
+                }
+            },
+        }
+    },
+)
 async def prepare(id: IdPath, engine: EngineDep, request: Request) -> JSONResponse:
     """The exact HTTP request that would call the action with ``input``: method, URL (its
     template filled), headers and body, checked against the action's input schema (JSON
@@ -97,11 +129,8 @@ def _input(body: bytes) -> dict[str, Any] | JSONResponse:
     except (ValueError, RecursionError):
         return error_response(422, "invalid-parameter", "the body is not JSON", "body")
     if not isinstance(data, dict) or set(data) - {"input"}:
-        return error_response(422, "invalid-parameter", 'the body must be {"input": {...}}',
-                              "body")
+        return error_response(422, "invalid-parameter", 'the body must be {"input": {...}}', "body")
     value = data.get("input", {})
     if not isinstance(value, dict):
         return error_response(422, "invalid-parameter", "input must be a JSON object", "input")
     return value
-
-

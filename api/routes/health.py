@@ -46,23 +46,41 @@ async def readyz(request: Request, index: IndexDep) -> Any:
         with anyio.fail_after(STORE_TIMEOUT_S):
             await anyio.to_thread.run_sync(_ping, engine, abandon_on_cancel=True)
     except TimeoutError:
-        return error_response(503, "not-ready", f"the store did not answer within "
-                              f"{STORE_TIMEOUT_S:g} s")
+        return error_response(
+            503, "not-ready", f"the store did not answer within {STORE_TIMEOUT_S:g} s"
+        )
     except Exception as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        return error_response(503, "not-ready", "the store is unreachable: "
-                              + (reason[0] if reason else type(exc).__name__))
+        return error_response(
+            503,
+            "not-ready",
+            "the store is unreachable: " + (reason[0] if reason else type(exc).__name__),
+        )
     age = None if index.synced_at is None else round(time.time() - index.synced_at, 3)
-    return {"status": "ready", "store": "ok", "index_generation": index.generation,
-            "actions": index.count("action"), "flows": index.count("flow"), "index_age_s": age}
+    return {
+        "status": "ready",
+        "store": "ok",
+        "index_generation": index.generation,
+        "actions": index.count("action"),
+        "flows": index.count("flow"),
+        "index_age_s": age,
+    }
 
 
-@router.get("/metrics", response_class=Response, responses={
-    200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
-          "description": "Prometheus text exposition (version 0.0.4)"},
-    **error_responses(500)})
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
+            "description": "Prometheus text exposition (version 0.0.4)",
+        },
+        **error_responses(500),
+    },
+)
 def metrics(request: Request) -> Response:
     """Requests and latency by route and status, the index's documents, generation and age,
     and the last crawl run's figures, in Prometheus text format."""
-    return Response(generate_latest(request.app.state.metrics_registry),
-                    media_type=CONTENT_TYPE_LATEST)
+    return Response(
+        generate_latest(request.app.state.metrics_registry), media_type=CONTENT_TYPE_LATEST
+    )

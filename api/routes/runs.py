@@ -18,19 +18,28 @@ from registry.store.runs import BadRunQuery, get_run, list_runs
 
 router = APIRouter(tags=["runs"])
 OK = {**NOT_MODIFIED, 200: {"headers": ETAG_HEADER}}
-RUN_LINK = {"run": {"operationId": "get_run",
-                    "parameters": {"run_id": "$response.body#/items/0/id"}}}
+RUN_LINK = {
+    "run": {"operationId": "get_run", "parameters": {"run_id": "$response.body#/items/0/id"}}
+}
 
 
-@router.get("/runs", response_model=RunPage, operation_id="list_runs",
-            responses={**error_responses(422, 429, 500, 503, text=STORE_TEXT), **NOT_MODIFIED,
-                       200: {"headers": ETAG_HEADER, "links": RUN_LINK}})
+@router.get(
+    "/runs",
+    response_model=RunPage,
+    operation_id="list_runs",
+    responses={
+        **error_responses(422, 429, 500, 503, text=STORE_TEXT),
+        **NOT_MODIFIED,
+        200: {"headers": ETAG_HEADER, "links": RUN_LINK},
+    },
+)
 def get_runs(
     session: SessionDep,
     request: Request,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="Runs per page")] = 50,
-    cursor: Annotated[str | None, Query(
-        pattern=CURSOR_PATTERN, description="`next_cursor` of an earlier answer")] = None,
+    cursor: Annotated[
+        str | None, Query(pattern=CURSOR_PATTERN, description="`next_cursor` of an earlier answer")
+    ] = None,
     status: Annotated[RunStatus | None, Query(description="Only runs in this state")] = None,
 ) -> Response:
     """Crawl and ingest runs, newest first, with their figures; follow ``next_cursor``."""
@@ -43,11 +52,16 @@ def get_runs(
     return json_resource(request, {"items": items, "next_cursor": next_cursor})
 
 
-@router.get("/runs/{run_id}", response_model=Run, operation_id="get_run",
-            responses={**error_responses(404, 422, 429, 500, 503, text=STORE_TEXT), **OK})
+@router.get(
+    "/runs/{run_id}",
+    response_model=Run,
+    operation_id="get_run",
+    responses={**error_responses(404, 422, 429, 500, 503, text=STORE_TEXT), **OK},
+)
 def get_one_run(
     run_id: Annotated[int, Path(ge=1, le=MAX_ROW_ID, description="The run's id")],
-    session: SessionDep, request: Request,
+    session: SessionDep,
+    request: Request,
 ) -> Response:
     """One run: its status, owner, heartbeat and figures."""
     found = get_run(session, run_id)

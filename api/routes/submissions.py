@@ -38,32 +38,53 @@ from registry.submissions.queue import get_submission, submit
 
 TargetCheck = Callable[[str], str]  # submitted text -> the target URL; ValueError: refused
 MAX_BODY = 32 * 1024  # a 2048-character url, every character \u-escaped, fits
-Token = Annotated[str, Path(min_length=16, max_length=32, pattern=r"^[A-Za-z0-9_-]+$",
-                            description="The id POST /submissions gave")]
+Token = Annotated[
+    str,
+    Path(
+        min_length=16,
+        max_length=32,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="The id POST /submissions gave",
+    ),
+]
 POST_TEXT = {
-    422: "The body is no {\"url\"} (`invalid-parameter`) or the URL is refused (`refused`: "
-         "malformed, not http(s), control characters such as CR or LF (raw or "
-         "percent-encoded), a port outside 1-65535, a non-public address, a non-web port)",
+    422: 'The body is no {"url"} (`invalid-parameter`) or the URL is refused (`refused`: '
+    "malformed, not http(s), control characters such as CR or LF (raw or "
+    "percent-encoded), a port outside 1-65535, a non-public address, a non-web port)",
     429: "Too many submissions from this client or for this registrable domain "
-         "(`rate-limited`), or the queue is full (`queue-full`); see Retry-After",
+    "(`rate-limited`), or the queue is full (`queue-full`); see Retry-After",
     503: "The store cannot be reached (`store-unavailable`), or this server cannot check "
-         "addresses (`submissions-off`); see Retry-After",
+    "addresses (`submissions-off`); see Retry-After",
 }
-OK = {200: {"model": SubmissionTaken, "description": "The host already had a queued or "
-            "crawling submission: only its host and status (its id and URL are its "
-            "submitter's; duplicates collapse)"},
-      202: {"model": SubmissionOut, "description": "Queued: a new submission; follow "
-            "`link` (also the Location header)"}}
+OK = {
+    200: {
+        "model": SubmissionTaken,
+        "description": "The host already had a queued or "
+        "crawling submission: only its host and status (its id and URL are its "
+        "submitter's; duplicates collapse)",
+    },
+    202: {
+        "model": SubmissionOut,
+        "description": "Queued: a new submission; follow `link` (also the Location header)",
+    },
+}
 
 router = APIRouter(tags=["submissions"])
 
 
-@router.post("/submissions", status_code=202, response_model=SubmissionOut,
-             operation_id="submit_site",
-             responses={**OK, **error_responses(403, 413, 415, 422, 429, 500, 503,
-                                                  text=POST_TEXT)},
-             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                 "schema": SubmissionRequest.model_json_schema()}}}})
+@router.post(
+    "/submissions",
+    status_code=202,
+    response_model=SubmissionOut,
+    operation_id="submit_site",
+    responses={**OK, **error_responses(403, 413, 415, 422, 429, 500, 503, text=POST_TEXT)},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": SubmissionRequest.model_json_schema()}},
+        }
+    },
+)
 async def create_submission(request: Request, engine: EngineDep) -> JSONResponse:
     """Ask for a crawl of a site (a site owner, or an agent that saw a manifest). Answers
     202 with a new submission (follow its ``link``), or 200 with only the host and status
@@ -73,12 +94,20 @@ async def create_submission(request: Request, engine: EngineDep) -> JSONResponse
         return error_response(413, "too-large", f"the body is larger than {MAX_BODY} bytes")
     url = _url(body)
     if url is None:
-        return error_response(422, "invalid-parameter",
-                              'the body must be {"url": "<a domain or an http(s) URL>"}', "url")
+        return error_response(
+            422,
+            "invalid-parameter",
+            'the body must be {"url": "<a domain or an http(s) URL>"}',
+            "url",
+        )
     check: TargetCheck | None = request.app.state.target_check
     if check is None:
-        return error_response(503, "submissions-off", "this server was started without the "
-                              "crawler's address guard", headers={"Retry-After": "3600"})
+        return error_response(
+            503,
+            "submissions-off",
+            "this server was started without the crawler's address guard",
+            headers={"Retry-After": "3600"},
+        )
     try:
         target = check(url)
     except ValueError as exc:
@@ -87,18 +116,24 @@ async def create_submission(request: Request, engine: EngineDep) -> JSONResponse
     address = (request.client.host if request.client else None) or "unknown"
     client = client_hash(address, settings.submit_client_key)
     try:
-        row, created = await run_in_threadpool(_submit, engine, target, client,
-                                               Limits.from_settings(settings))
+        row, created = await run_in_threadpool(
+            _submit, engine, target, client, Limits.from_settings(settings)
+        )
     except Limited as exc:
-        return error_response(429, exc.code, str(exc),
-                              headers={"Retry-After": str(exc.retry_after)})
+        return error_response(
+            429, exc.code, str(exc), headers={"Retry-After": str(exc.retry_after)}
+        )
     if not created:
         return JSONResponse(row)
     return JSONResponse(row, status_code=202, headers={"Location": row["link"]})
 
 
-@router.get("/submissions/{id}", response_model=SubmissionOut, operation_id="get_submission",
-            responses=error_responses(404, 422, 429, 500, 503, text=STORE_TEXT))
+@router.get(
+    "/submissions/{id}",
+    response_model=SubmissionOut,
+    operation_id="get_submission",
+    responses=error_responses(404, 422, 429, 500, 503, text=STORE_TEXT),
+)
 def read_submission(id: Token, session: SessionDep) -> Any:
     """A submission: queued, crawling, done (with the actions found, each linked to
     /actions/{id}) or failed (with the reason)."""
@@ -108,8 +143,9 @@ def read_submission(id: Token, session: SessionDep) -> Any:
     return JSONResponse(submission_out(row))
 
 
-def _submit(engine: Engine, target: str, client: str, limits: Limits
-            ) -> tuple[dict[str, Any], bool]:
+def _submit(
+    engine: Engine, target: str, client: str, limits: Limits
+) -> tuple[dict[str, Any], bool]:
     with transaction(engine) as session:
         row, created = submit(session, target, utcnow(), client=client, limits=limits)
         return (submission_out(row) if created else taken_out(row)), created

@@ -47,8 +47,10 @@ MAX_URL = 2048
 # An origin registry.placement takes (an http(s) URL whose host is dot-separated labels of
 # letters, digits, '-' and '_', with a port up to 65535), in a form a schema can state.
 _PORT = r"(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
-ORIGIN = (r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
-          rf"(?::{_PORT})?(?:[/?#][!-~]*)?$")
+ORIGIN = (
+    r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
+    rf"(?::{_PORT})?(?:[/?#][!-~]*)?$"
+)
 
 router = APIRouter(tags=["validate"])
 
@@ -66,20 +68,40 @@ def _origin(value: str | None) -> str | None:
 
 
 @router.post(
-    "/validate", response_model=DocumentReport | SiteReport,
-    responses=error_responses(403, 413, 415, 422, 429, 500, 502, 503, 504, text={
-        429: "Too many requests from this client (`rate-limited`), or this client already "
-             f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After"}),
+    "/validate",
+    response_model=DocumentReport | SiteReport,
+    responses=error_responses(
+        403,
+        413,
+        415,
+        422,
+        429,
+        500,
+        502,
+        503,
+        504,
+        text={
+            429: "Too many requests from this client (`rate-limited`), or this client already "
+            f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After"
+        },
+    ),
     openapi_extra=validate_body(
-        rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$", MAX_URL, MAX_BYTES))
+        rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$", MAX_URL, MAX_BYTES
+    ),
+)
 async def validate(
     request: Request,
     flags: Annotated[list[str], Depends(fetch_flags)],
-    origin: Annotated[str | None, Query(
-        description="The site the posted manifest will be published on, e.g. "
-                    "https://shop.example [default: the manifest's own site/url field]",
-        max_length=MAX_URL, json_schema_extra={"pattern": ORIGIN}),
-        AfterValidator(_origin)] = None,
+    origin: Annotated[
+        str | None,
+        Query(
+            description="The site the posted manifest will be published on, e.g. "
+            "https://shop.example [default: the manifest's own site/url field]",
+            max_length=MAX_URL,
+            json_schema_extra={"pattern": ORIGIN},
+        ),
+        AfterValidator(_origin),
+    ] = None,
 ) -> JSONResponse:
     """Validate a posted manifest (any format actiondex reads), or fetch ``{"url": ...}``."""
     body = await bounded_body(request, MAX_BYTES)
@@ -94,8 +116,7 @@ async def validate(
         return JSONResponse(report.public())
     target = fetch_target(url)
     if target is None:
-        return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain",
-                              "url")
+        return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain", "url")
     return await run_in_threadpool(fetch_report, request, target, flags)
 
 
@@ -183,17 +204,23 @@ def fetch_report(request: Request, url: str, flags: list[str]) -> JSONResponse:
     client = client_key(request)
     busy = slots.take(client)
     if busy == "client":
-        return error_response(429, "busy", f"{slots.per_client} validations of yours are "
-                              "running; retry when one has finished",
-                              headers={"Retry-After": str(max(1, round(timeout / 2)))})
+        return error_response(
+            429,
+            "busy",
+            f"{slots.per_client} validations of yours are running; retry when one has finished",
+            headers={"Retry-After": str(max(1, round(timeout / 2)))},
+        )
     if busy:
-        return error_response(503, "busy", "too many validations running; retry shortly",
-                              headers={"Retry-After": "10"})
+        return error_response(
+            503,
+            "busy",
+            "too many validations running; retry shortly",
+            headers={"Retry-After": "10"},
+        )
     try:
         # "--" ends the options: whatever the URL says, it is only ever the target.
         command = [sys.executable, "-m", "actiondex", "validate", "--json", *flags, "--", url]
-        done = subprocess.run(command, capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return error_response(504, "timeout", f"{url} took longer than {timeout:g} s", "url")
     finally:

@@ -28,5 +28,10 @@ def install_web(app: FastAPI) -> None:
 
 
 async def _store_away(request: Request, exc: Exception) -> HTMLResponse:
-    return page(request, "error.html", 503, title="The registry is not answering",
-                message="Its database does not answer just now; try again in a minute.")
+    return page(
+        request,
+        "error.html",
+        503,
+        title="The registry is not answering",
+        message="Its database does not answer just now; try again in a minute.",
+    )

@@ -51,12 +51,21 @@ def input_fields(schema: Any, values: dict[str, list[str]] | None = None) -> lis
             options = [v if isinstance(v, str) else json.dumps(v) for v in sub["enum"][:100]]
         elif kind == "boolean":
             options = ["true", "false"]
-        widget = "select" if options else (
-            "text" if kind in ("string", "integer", "number") else "json")
+        widget = (
+            "select" if options else ("text" if kind in ("string", "integer", "number") else "json")
+        )
         value = ((values or {}).get(name) or [""])[0]
-        fields.append(InputField(str(name), kind, name in required,
-                                 str(sub.get("description") or sub.get("title") or ""),
-                                 widget, options, value))
+        fields.append(
+            InputField(
+                str(name),
+                kind,
+                name in required,
+                str(sub.get("description") or sub.get("title") or ""),
+                widget,
+                options,
+                value,
+            )
+        )
     return fields
 
 

@@ -57,8 +57,13 @@ async def prepare_preview(request: Request, action_id: str) -> HTMLResponse:
         return not_found(request, "This action")
     values = await read_form(request, MAX_PREPARE_FORM)
     if values is None:
-        return _action_page(request, action, input_fields(action["input_schema"]), status=413,
-                            problems=[{"path": "$", "message": "the form is too large"}])
+        return _action_page(
+            request,
+            action,
+            input_fields(action["input_schema"]),
+            status=413,
+            problems=[{"path": "$", "message": "the form is too large"}],
+        )
     fields = input_fields(action["input_schema"], values)
     given = to_input(action["input_schema"], values)
     try:  # off the event loop: a check may take up to registry.calls.check_budget.TIME_BUDGET
@@ -68,11 +73,19 @@ async def prepare_preview(request: Request, action_id: str) -> HTMLResponse:
     return _action_page(request, action, fields, planned=planned)
 
 
-def _action_page(request: Request, action: dict[str, Any], fields: list[Any],
-                 status: int = 200, **preview: Any) -> HTMLResponse:
+def _action_page(
+    request: Request, action: dict[str, Any], fields: list[Any], status: int = 200, **preview: Any
+) -> HTMLResponse:
     context = {"planned": None, "problems": None} | preview
-    return page(request, "action.html", status, title=action["title"], action=action,
-                form_fields=fields, **context)
+    return page(
+        request,
+        "action.html",
+        status,
+        title=action["title"],
+        action=action,
+        form_fields=fields,
+        **context,
+    )
 
 
 @router.get("/view/flows/{flow_id}", response_class=HTMLResponse)

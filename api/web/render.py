@@ -13,10 +13,16 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from api.web import shape
 
-CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-       "base-uri 'none'; frame-ancestors 'none'")
-HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
-           "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY"}
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
 # What each effect means, in words: the colour of its badge only repeats this.
 EFFECTS = {
     "read": "reads only: changes nothing",
@@ -26,11 +32,19 @@ EFFECTS = {
     "delete": "deletes data: needs your approval",
 }
 
-_env = Environment(loader=FileSystemLoader(Path(__file__).with_name("templates")),
-                   autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                   lstrip_blocks=True)
-_env.globals.update(effects=EFFECTS, fields=shape.fields, field_names=shape.field_names,
-                    request_text=shape.request_text)
+_env = Environment(
+    loader=FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_env.globals.update(
+    effects=EFFECTS,
+    fields=shape.fields,
+    field_names=shape.field_names,
+    request_text=shape.request_text,
+)
 _env.filters["cost"] = shape.cost_text
 
 
@@ -42,5 +56,11 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
 
 
 def not_found(request: Request, what: str) -> HTMLResponse:
-    return page(request, "error.html", 404, title="Not found", message=f"{what} is not known "
-                "here. It may have been removed by a later crawl, or the address is mistyped.")
+    return page(
+        request,
+        "error.html",
+        404,
+        title="Not found",
+        message=f"{what} is not known "
+        "here. It may have been removed by a later crawl, or the address is mistyped.",
+    )

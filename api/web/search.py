@@ -22,8 +22,12 @@ from registry.search.contract import MAX_QUERY_CHARS
 
 PAGE = 10  # results on one page
 FIELDS = ("q", "effect", "site", "offset")  # what the form sends; the rest is ignored
-LABELS = {"q": "What do you want to do?", "effect": "Effect", "site": "Site",
-          "offset": "Page"}  # a refused field, as the page names it
+LABELS = {
+    "q": "What do you want to do?",
+    "effect": "Effect",
+    "site": "Site",
+    "offset": "Page",
+}  # a refused field, as the page names it
 
 router = APIRouter(include_in_schema=False)
 
@@ -38,18 +42,37 @@ def _asked(request: Request) -> dict[str, list[str]]:
 
 
 @router.get("/", response_class=HTMLResponse)
-async def search_page(request: Request, index: IndexDep,
-                      search_threads: SearchThreadsDep) -> HTMLResponse:
+async def search_page(
+    request: Request, index: IndexDep, search_threads: SearchThreadsDep
+) -> HTMLResponse:
     asked = _asked(request)
-    form = {"q": (asked.get("q") or [""])[0], "effect": asked.get("effect", []),
-            "site": (asked.get("site") or [""])[0]}
-    context = {"title": "Search actions", "active": "search", "form": form, "all_effects": EFFECTS,
-               "problem": None, "found": None, "next_page": None, "previous_page": None,
-               "offset": 0, "as_json": None, "max_chars": MAX_QUERY_CHARS}
+    form = {
+        "q": (asked.get("q") or [""])[0],
+        "effect": asked.get("effect", []),
+        "site": (asked.get("site") or [""])[0],
+    }
+    context = {
+        "title": "Search actions",
+        "active": "search",
+        "form": form,
+        "all_effects": EFFECTS,
+        "problem": None,
+        "found": None,
+        "next_page": None,
+        "previous_page": None,
+        "offset": 0,
+        "as_json": None,
+        "max_chars": MAX_QUERY_CHARS,
+    }
     if "q" not in asked:
         return page(request, "search.html", **context)
-    values = {"q": form["q"], "effect": form["effect"], "limit": PAGE,
-              "site": asked.get("site", []), "offset": (asked.get("offset") or ["0"])[0]}
+    values = {
+        "q": form["q"],
+        "effect": form["effect"],
+        "limit": PAGE,
+        "site": asked.get("site", []),
+        "offset": (asked.get("offset") or ["0"])[0],
+    }
     try:
         query = FindQuery.model_validate(values)
     except ValidationError as exc:
@@ -58,8 +81,12 @@ async def search_page(request: Request, index: IndexDep,
         return page(request, "search.html", 422, **context)
     run = functools.partial(find, index, query)
     found = await anyio.to_thread.run_sync(run, limiter=search_threads)
-    context.update(found=found, offset=query.offset, title=f"{query.q} - search actions",
-                   as_json=_link(query, query.offset, "/find"))
+    context.update(
+        found=found,
+        offset=query.offset,
+        title=f"{query.q} - search actions",
+        as_json=_link(query, query.offset, "/find"),
+    )
     following = query.offset + PAGE
     if len(found.results) == PAGE and following <= MAX_OFFSET:
         context["next_page"] = _link(query, following)
@@ -70,7 +97,10 @@ async def search_page(request: Request, index: IndexDep,
 
 def _link(query: FindQuery, offset: int, path: str = "/") -> str:
     """The same search at another offset (on /find: as JSON, for agents)."""
-    pairs = [("q", query.q), *(("effect", e) for e in query.effect),
-             *(("site", s) for s in query.site)]
+    pairs = [
+        ("q", query.q),
+        *(("effect", e) for e in query.effect),
+        *(("site", s) for s in query.site),
+    ]
     pairs += [("limit", str(PAGE))] if path != "/" else []
     return f"{path}?" + urlencode([*pairs, ("offset", str(offset))] if offset else pairs)

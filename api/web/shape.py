@@ -12,8 +12,21 @@ from typing import Any
 MAX_ROWS = 100
 MAX_DEPTH = 4
 # Keywords shown in the "rules" column, in this order, as "name: value".
-RULES = ("enum", "const", "format", "pattern", "minimum", "maximum", "exclusiveMinimum",
-         "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "default")
+RULES = (
+    "enum",
+    "const",
+    "format",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "default",
+)
 
 
 @dataclass
@@ -70,8 +83,7 @@ def _walk(schema: Any, prefix: str, rows: list[Field], depth: int) -> None:
             path = f"{prefix}{name}"
             sub = sub if isinstance(sub, dict) else {}
             description = sub.get("description") or sub.get("title") or ""
-            rows.append(Field(path, type_of(sub), name in required, str(description),
-                              _rules(sub)))
+            rows.append(Field(path, type_of(sub), name in required, str(description), _rules(sub)))
             _walk(sub, path + ".", rows, depth + 1)
     items = schema.get("items")
     if isinstance(items, dict) and isinstance(items.get("properties"), dict):

@@ -30,17 +30,26 @@ async def validator_page(request: Request) -> HTMLResponse:
 
 
 @router.post("/validator", response_class=HTMLResponse)
-async def validate_form(request: Request,
-                        flags: Annotated[list[str], Depends(fetch_flags)]) -> HTMLResponse:
+async def validate_form(
+    request: Request, flags: Annotated[list[str], Depends(fetch_flags)]
+) -> HTMLResponse:
     form = await _form(request)
     if form is None:
-        return _page(request, {"manifest": "", "url": "", "origin": ""}, 413,
-                     problem=f"The form is larger than {MAX_BYTES} bytes of manifest allow.")
+        return _page(
+            request,
+            {"manifest": "", "url": "", "origin": ""},
+            413,
+            problem=f"The form is larger than {MAX_BYTES} bytes of manifest allow.",
+        )
     if form["url"].strip():
         target = fetch_target(form["url"])
         if target is None:
-            return _page(request, form, 422, problem="The URL must be an http(s) URL or a "
-                         "domain such as shop.example.")
+            return _page(
+                request,
+                form,
+                422,
+                problem="The URL must be an http(s) URL or a domain such as shop.example.",
+            )
         answer = await run_in_threadpool(fetch_report, request, target, flags)
         body = json.loads(bytes(answer.body))
         if answer.status_code != 200:
@@ -49,18 +58,33 @@ async def validate_form(request: Request,
     if not form["manifest"].strip():
         return _page(request, form, 422, problem="Paste a manifest or give a URL.")
     try:
-        report = await run_in_threadpool(body_report, form["manifest"].encode(),
-                                          form["origin"].strip() or None)
+        report = await run_in_threadpool(
+            body_report, form["manifest"].encode(), form["origin"].strip() or None
+        )
     except ValueError as exc:
         return _page(request, form, 422, problem=f"The site it is published on: {exc}.")
     return _page(request, form, reports=[report.public(with_url=True)])
 
 
-def _page(request: Request, form: dict[str, str], status: int = 200, problem: str | None = None,
-          reports: list[dict[str, Any]] | None = None) -> HTMLResponse:
-    return page(request, "validator.html", status, title="Validate a manifest",
-                active="validator", form=form, problem=problem, reports=reports,
-                max_bytes=MAX_BYTES, max_url=MAX_URL)
+def _page(
+    request: Request,
+    form: dict[str, str],
+    status: int = 200,
+    problem: str | None = None,
+    reports: list[dict[str, Any]] | None = None,
+) -> HTMLResponse:
+    return page(
+        request,
+        "validator.html",
+        status,
+        title="Validate a manifest",
+        active="validator",
+        form=form,
+        problem=problem,
+        reports=reports,
+        max_bytes=MAX_BYTES,
+        max_url=MAX_URL,
+    )
 
 
 async def _form(request: Request) -> dict[str, str] | None:

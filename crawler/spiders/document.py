@@ -42,8 +42,12 @@ class DocumentSpider(Spider):
         try:
             self.document = to_document(response)
         except Exception as exc:  # hostile markup: report it, as the site spider does
-            yield FetchFailure(url=response.url, status=response.status, code="extract-error",
-                               message=str(exc)[:300])
+            yield FetchFailure(
+                url=response.url,
+                status=response.status,
+                code="extract-error",
+                message=str(exc)[:300],
+            )
             return
         if self.document is None:  # an HTML page without Schema.org items
             yield response.url
@@ -53,8 +57,13 @@ class DocumentSpider(Spider):
             yield self.document, self.references
         self.pending = len(refs)
         for ref in refs:
-            yield Request(ref, callback=self.referenced, errback=self.unresolved,
-                          meta={"download_maxsize": MAX_BYTES}, dont_filter=True)
+            yield Request(
+                ref,
+                callback=self.referenced,
+                errback=self.unresolved,
+                meta={"download_maxsize": MAX_BYTES},
+                dont_filter=True,
+            )
 
     def referenced(self, response: Response, **_: Any) -> Any:
         self.references[response.request.url] = response.body

@@ -27,9 +27,15 @@ from registry.model.schemas import SiteCrawl
 from registry.model.urls import mixed_script_label
 
 PROBE_TIMEOUT = 3.0  # well-known probes: most answer 404 at once; a slow one is not worth 30 s
-MAXSIZE = {"robots": PAGE_MAXSIZE, "probe": MANIFEST_MAXSIZE, "manifest": MANIFEST_MAXSIZE,
-           "reference": PAGE_MAXSIZE, "page": PAGE_MAXSIZE, "sitemap": SITEMAP_MAXSIZE,
-           "schemamap": SITEMAP_MAXSIZE}
+MAXSIZE = {
+    "robots": PAGE_MAXSIZE,
+    "probe": MANIFEST_MAXSIZE,
+    "manifest": MANIFEST_MAXSIZE,
+    "reference": PAGE_MAXSIZE,
+    "page": PAGE_MAXSIZE,
+    "sitemap": SITEMAP_MAXSIZE,
+    "schemamap": SITEMAP_MAXSIZE,
+}
 _CONDITIONAL = ("manifest", "page")  # the kinds whose documents the store keeps
 _REMEMBERED = ("manifest", "sitemap", "schemamap")  # kinds whose 404s are remembered a day
 
@@ -37,16 +43,25 @@ _REMEMBERED = ("manifest", "sitemap", "schemamap")  # kinds whose 404s are remem
 class SiteSpider(Spider):
     name = "site"
 
-    def __init__(self, targets: list[str], *args: Any, max_pages: int = 50,
-                 validators: dict[str, tuple[str | None, str | None]] | None = None,
-                 states: dict[str, dict[str, Any]] | None = None,
-                 stored: dict[str, list[str]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        targets: list[str],
+        *args: Any,
+        max_pages: int = 50,
+        validators: dict[str, tuple[str | None, str | None]] | None = None,
+        states: dict[str, dict[str, Any]] | None = None,
+        stored: dict[str, list[str]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         origins = dict.fromkeys(site_origin(t) for t in targets)  # dedupe, keep order
         states = states or {}
-        self.sites = {o: SiteState(SiteCrawl(host=h, origin=o), pages_left=max_pages,
-                                   memory=Memory(states.get(h)))
-                      for h, o in origins}
+        self.sites = {
+            o: SiteState(
+                SiteCrawl(host=h, origin=o), pages_left=max_pages, memory=Memory(states.get(h))
+            )
+            for h, o in origins
+        }
         self.validators = validators or {}
         self.stored = stored or {}  # host -> its stored documents' URLs
         self.discovery = Discovery(self.request)
@@ -69,8 +84,11 @@ class SiteSpider(Spider):
         if (label := mixed_script_label(site.crawl.host)) is not None:
             # Crawled and stored under its A-label, which cannot pass for another site; the
             # note warns whoever reads the site's errors (docs/RELIABILITY.md 20).
-            site.note(site.crawl.origin, "confusable-host",
-                      f"the name {label!r} mixes scripts and can pass for another site's")
+            site.note(
+                site.crawl.origin,
+                "confusable-host",
+                f"the name {label!r} mixes scripts and can pass for another site's",
+            )
         cached = site.memory.robots()
         if cached is not None:
             status, body = cached
@@ -95,22 +113,30 @@ class SiteSpider(Spider):
         if site.crawl_delay is not None:
             meta["autothrottle_dont_adjust_delay"] = True
         headers = {}
-        etag, modified = self.validators.get(url, (None, None)) if kind in _CONDITIONAL else (
-            None, None)
+        etag, modified = (
+            self.validators.get(url, (None, None)) if kind in _CONDITIONAL else (None, None)
+        )
         if etag:
             headers["If-None-Match"] = etag
         if modified:
             headers["If-Modified-Since"] = modified
         # dont_filter: a request the dupe filter drops never calls back, and the site would
         # hang; SiteState.admit dedupes instead.
-        return Request(url, callback=self.parse, errback=self.failed, meta=meta,
-                       headers=headers, dont_filter=True)
+        return Request(
+            url,
+            callback=self.parse,
+            errback=self.failed,
+            meta=meta,
+            headers=headers,
+            dont_filter=True,
+        )
 
     def parse(self, response: Response, **_: Any) -> Iterator[Any]:
         site = self.sites[response.meta["origin"]]
         site.memory.forget_missing(response.request.url)
         handler = getattr(self, f"_on_{response.meta['kind']}", None) or getattr(
-            self.discovery, f"on_{response.meta['kind']}")
+            self.discovery, f"on_{response.meta['kind']}"
+        )
         try:
             follow = [r for r in handler(site, response) if r is not None]
         except Exception as exc:  # an escaping error would leave the site's count stuck
@@ -156,15 +182,19 @@ class SiteSpider(Spider):
             site.note(response.url, "robots-truncated", "only the first 512 KiB were parsed")
         delay = robots.crawl_delay
         if delay is not None and delay > MAX_CRAWL_DELAY:
-            site.note(response.url, "crawl-delay-too-long",
-                      f"Crawl-delay {delay:g} s is above the {MAX_CRAWL_DELAY:g} s cap; skipped")
+            site.note(
+                response.url,
+                "crawl-delay-too-long",
+                f"Crawl-delay {delay:g} s is above the {MAX_CRAWL_DELAY:g} s cap; skipped",
+            )
             return
         if delay:
             self._slow_down(site, response.request, delay)
         yield from self._probe(site)
 
-    def _robots_failed(self, site: SiteState, url: str, status: int | None, code: str,
-                       message: str) -> Iterator[Request | None]:
+    def _robots_failed(
+        self, site: SiteState, url: str, status: int | None, code: str, message: str
+    ) -> Iterator[Request | None]:
         if status is not None and 400 <= status < 500 and status != 429:
             site.memory.remember_robots(status, b"")
             yield from self._probe(site)  # 4xx: no rules, everything allowed (RFC 9309 2.3.1.3)

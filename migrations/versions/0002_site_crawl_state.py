@@ -14,15 +14,15 @@ from sqlalchemy.dialects import postgresql
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
-revision = '0002'
-down_revision = '0001'
+revision = "0002"
+down_revision = "0001"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column('sites', sa.Column('crawl_state', JSON, nullable=True))
+    op.add_column("sites", sa.Column("crawl_state", JSON, nullable=True))
 
 
 def downgrade() -> None:
-    op.drop_column('sites', 'crawl_state')
+    op.drop_column("sites", "crawl_state")

@@ -10,19 +10,19 @@ Create Date: 2026-11-29
 
 from alembic import op
 
-revision = '0003'
-down_revision = '0002'
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('documents') as batch:
-        batch.drop_constraint('uq_documents_url', type_='unique')
-        batch.create_unique_constraint('uq_documents_site_id', ['site_id', 'url'])
+    with op.batch_alter_table("documents") as batch:
+        batch.drop_constraint("uq_documents_url", type_="unique")
+        batch.create_unique_constraint("uq_documents_site_id", ["site_id", "url"])
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('documents') as batch:
-        batch.drop_constraint('uq_documents_site_id', type_='unique')
-        batch.create_unique_constraint('uq_documents_url', ['url'])
+    with op.batch_alter_table("documents") as batch:
+        batch.drop_constraint("uq_documents_site_id", type_="unique")
+        batch.create_unique_constraint("uq_documents_url", ["url"])

@@ -13,21 +13,25 @@ Create Date: 2026-11-29
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0004'
-down_revision = '0003'
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
-COLUMNS = {"index_fields": sa.Text, "index_text": sa.Text, "payload": sa.Text,
-           "index_version": sa.Integer}
+COLUMNS = {
+    "index_fields": sa.Text,
+    "index_text": sa.Text,
+    "payload": sa.Text,
+    "index_version": sa.Integer,
+}
 
 
 def upgrade() -> None:
     for name, kind in COLUMNS.items():
-        op.add_column('actions', sa.Column(name, kind(), nullable=True))
+        op.add_column("actions", sa.Column(name, kind(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('actions') as batch:
+    with op.batch_alter_table("actions") as batch:
         for name in reversed(COLUMNS):
             batch.drop_column(name)

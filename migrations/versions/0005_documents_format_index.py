@@ -12,15 +12,15 @@ Create Date: 2026-12-01
 
 from alembic import op
 
-revision = '0005'
-down_revision = '0004'
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index('ix_documents_format', 'documents', ['format'])
+    op.create_index("ix_documents_format", "documents", ["format"])
 
 
 def downgrade() -> None:
-    op.drop_index('ix_documents_format', table_name='documents')
+    op.drop_index("ix_documents_format", table_name="documents")

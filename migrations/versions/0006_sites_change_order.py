@@ -14,8 +14,8 @@ Create Date: 2026-12-01
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0006'
-down_revision = '0005'
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
@@ -23,11 +23,12 @@ depends_on = None
 def upgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
-    op.create_index('ix_sites_change_order', 'sites',
-                    [sa.text('coalesce(changed_at, created_at)'), 'host'])
+    op.create_index(
+        "ix_sites_change_order", "sites", [sa.text("coalesce(changed_at, created_at)"), "host"]
+    )
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
-    op.drop_index('ix_sites_change_order', table_name='sites')
+    op.drop_index("ix_sites_change_order", table_name="sites")

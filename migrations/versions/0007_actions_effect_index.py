@@ -11,15 +11,15 @@ Create Date: 2026-12-01
 
 from alembic import op
 
-revision = '0007'
-down_revision = '0006'
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index('ix_actions_effect', 'actions', ['effect'])
+    op.create_index("ix_actions_effect", "actions", ["effect"])
 
 
 def downgrade() -> None:
-    op.drop_index('ix_actions_effect', table_name='actions')
+    op.drop_index("ix_actions_effect", table_name="actions")

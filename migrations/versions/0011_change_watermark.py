@@ -14,29 +14,29 @@ Create Date: 2026-12-01
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0011'
-down_revision = '0010'
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column('sites', sa.Column('change_seq', sa.BigInteger(), nullable=True))
+    op.add_column("sites", sa.Column("change_seq", sa.BigInteger(), nullable=True))
     op.execute("UPDATE sites SET change_seq = id")
-    op.create_index('ix_sites_change_seq', 'sites', ['change_seq'])
+    op.create_index("ix_sites_change_seq", "sites", ["change_seq"])
     op.create_table(
-        'store_clock',
-        sa.Column('id', sa.Integer(), nullable=False),
-        sa.Column('seq', sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint('id', name=op.f('pk_store_clock')),
+        "store_clock",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("seq", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_store_clock")),
     )
     op.execute("INSERT INTO store_clock (id, seq) SELECT 1, coalesce(max(id), 0) FROM sites")
 
 
 def downgrade() -> None:
-    op.drop_table('store_clock')
-    op.drop_index('ix_sites_change_seq', table_name='sites')
+    op.drop_table("store_clock")
+    op.drop_index("ix_sites_change_seq", table_name="sites")
     # Not batch mode: on SQLite it would copy sites and drop the old table, and dropping it
     # deletes every document and action through their ON DELETE CASCADE. SQLite >= 3.35 drops
     # a column in place.
-    op.drop_column('sites', 'change_seq')
+    op.drop_column("sites", "change_seq")

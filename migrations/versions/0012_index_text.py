@@ -14,20 +14,20 @@ Create Date: 2026-12-01
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0012'
-down_revision = '0011'
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column('actions', sa.Column('about', sa.Text(), nullable=True))
-    op.add_column('sites', sa.Column('about', sa.Text(), nullable=True))
+    op.add_column("actions", sa.Column("about", sa.Text(), nullable=True))
+    op.add_column("sites", sa.Column("about", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
     # Not batch mode: on SQLite it would copy sites and drop the old table, and dropping it
     # deletes every document and action through their ON DELETE CASCADE. SQLite >= 3.35 drops
     # a column in place.
-    op.drop_column('sites', 'about')
-    op.drop_column('actions', 'about')
+    op.drop_column("sites", "about")
+    op.drop_column("actions", "about")

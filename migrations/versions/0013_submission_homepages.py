@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0013'
-down_revision = '0012'
+revision = "0013"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
@@ -35,8 +35,7 @@ def homepage(url: str) -> str:
 def upgrade() -> None:
     conn = op.get_bind()
     stored = conn.execute(sa.text("SELECT id, url FROM submissions")).all()
-    changed = [{"id": ident, "url": homepage(url)} for ident, url in stored
-               if homepage(url) != url]
+    changed = [{"id": ident, "url": homepage(url)} for ident, url in stored if homepage(url) != url]
     if changed:
         conn.execute(sa.text("UPDATE submissions SET url = :url WHERE id = :id"), changed)
 

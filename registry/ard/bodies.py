@@ -20,12 +20,17 @@ IDENTIFIER_PATTERN = r"^urn:air:[a-zA-Z0-9.-]+(:[a-zA-Z0-9._-]+)+$"
 Key = Annotated[str, StringConstraints(min_length=1, max_length=MAX_KEY_CHARS)]
 Value = Annotated[str, StringConstraints(max_length=MAX_VALUE_CHARS)]
 Values = Value | Annotated[list[Value], Field(max_length=MAX_VALUES)]
-Text = Annotated[str, Field(
-    description=f"What the client needs, in plain words: at most {MAX_QUERY_CHARS} characters",
-    json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": QUERY_PATTERN}),
-    AfterValidator(_query)]
-Token = Annotated[str, Field(pattern=TOKEN_PATTERN, description=(
-    "The `pageToken` of the previous page"))]
+Text = Annotated[
+    str,
+    Field(
+        description=f"What the client needs, in plain words: at most {MAX_QUERY_CHARS} characters",
+        json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": QUERY_PATTERN},
+    ),
+    AfterValidator(_query),
+]
+Token = Annotated[
+    str, Field(pattern=TOKEN_PATTERN, description=("The `pageToken` of the previous page"))
+]
 
 
 class _Body(StrictModel):
@@ -34,13 +39,21 @@ class _Body(StrictModel):
 
 class Query(_Body):
     context: str | dict[str, Any] | list[Any] | None = Field(
-        None, alias="@context", description="Binds the prefixes used in filter keys "
-        "(layered on the ARD base context and the `actiondex:` prefix)")
+        None,
+        alias="@context",
+        description="Binds the prefixes used in filter keys "
+        "(layered on the ARD base context and the `actiondex:` prefix)",
+    )
     text: Text | None = None
-    filter: dict[Key, Values] | None = Field(None, max_length=MAX_KEYS, description=(
-        "Term path -> a value or a list of values: OR within a key, AND across keys. Our "
-        "terms: `effect`, `method`, `format`, `site`, `auth` (or `actiondex:...`); also "
-        "`type`, `publisher`, any term an entry carries and dot-paths below it"))
+    filter: dict[Key, Values] | None = Field(
+        None,
+        max_length=MAX_KEYS,
+        description=(
+            "Term path -> a value or a list of values: OR within a key, AND across keys. Our "
+            "terms: `effect`, `method`, `format`, `site`, `auth` (or `actiondex:...`); also "
+            "`type`, `publisher`, any term an entry carries and dot-paths below it"
+        ),
+    )
 
 
 class SearchQuery(Query):
@@ -49,16 +62,22 @@ class SearchQuery(Query):
 
 class SearchRequest(_Body):
     query: SearchQuery
-    federation: Literal["auto", "referrals", "none"] = Field("auto", description=(
-        "Accepted; this registry federates with no other, so every mode searches its own "
-        "index (`referrals` answers an empty list)"))
+    federation: Literal["auto", "referrals", "none"] = Field(
+        "auto",
+        description=(
+            "Accepted; this registry federates with no other, so every mode searches its own "
+            "index (`referrals` answers an empty list)"
+        ),
+    )
     pageSize: int = Field(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
     pageToken: Token | None = None
 
 
 class FacetRequest(_Body):
-    field: Key = Field(description="Term path to count: `type`, `publisher`, `effect`, "
-                                   "`format` or any other filter key")
+    field: Key = Field(
+        description="Term path to count: `type`, `publisher`, `effect`, "
+        "`format` or any other filter key"
+    )
     limit: int = Field(FACET_LIMIT, ge=1, le=MAX_FACET_LIMIT)
     minCount: int = Field(1, ge=1, le=1_000_000)
 
@@ -117,6 +136,7 @@ class ListResponse(BaseModel):
 class ArdError(BaseModel):
     """Every error under /ard (ARD Appendix B)."""
 
-    errorCode: str = Field(description="INVALID_ARGUMENT, NOT_FOUND, RATE_LIMIT_EXCEEDED, "
-                                       "INTERNAL_ERROR...")
+    errorCode: str = Field(
+        description="INVALID_ARGUMENT, NOT_FOUND, RATE_LIMIT_EXCEEDED, INTERNAL_ERROR..."
+    )
     message: str

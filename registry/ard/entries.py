@@ -47,12 +47,20 @@ def split_action_identifier(urn: str) -> tuple[str, str] | None:
 def facts(action: dict[str, Any]) -> dict[str, Any]:
     """The facts of a search hit's payload (registry.model.results.FindResult) or a listed row."""
     source = action.get("source") or {}
-    return {"id": action["id"], "site": action["site"], "name": action["name"],
-            "title": action.get("title") or action["name"],
-            "description": action.get("description") or "", "effect": action.get("effect"),
-            "method": action.get("method"), "format": source.get("format"),
-            "auth": action.get("auth"), "actionType": action.get("type"),
-            "endpoint": action.get("endpoint"), "source": source.get("url")}
+    return {
+        "id": action["id"],
+        "site": action["site"],
+        "name": action["name"],
+        "title": action.get("title") or action["name"],
+        "description": action.get("description") or "",
+        "effect": action.get("effect"),
+        "method": action.get("method"),
+        "format": source.get("format"),
+        "auth": action.get("auth"),
+        "actionType": action.get("type"),
+        "endpoint": action.get("endpoint"),
+        "source": source.get("url"),
+    }
 
 
 def item(fact: dict[str, Any], published: SiteEntries, base_url: str) -> Item:
@@ -73,6 +81,7 @@ def ours(fact: dict[str, Any], base_url: str) -> dict[str, Any]:
     }
     if fact["description"]:
         entry["description"] = fact["description"]
-    entry.update({f"actiondex:{name}": fact[name] for name in FACT_TERMS
-                  if fact.get(name) is not None})
+    entry.update(
+        {f"actiondex:{name}": fact[name] for name in FACT_TERMS if fact.get(name) is not None}
+    )
     return entry

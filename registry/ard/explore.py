@@ -31,8 +31,9 @@ MAX_EXPLORE = 200_000
 
 def _paths(wanted: list[Any], context: Any) -> list[tuple[Any, str, tuple[str, ...], Any]]:
     prefixes = match.query_prefixes(context)
-    return [(f, *match.resolve(f.field, prefixes), match.unbound(f.field, prefixes))
-            for f in wanted]
+    return [
+        (f, *match.resolve(f.field, prefixes), match.unbound(f.field, prefixes)) for f in wanted
+    ]
 
 
 def _count(items: Iterator[Item], paths: list[Any], counts: dict[str, Counter[str]]) -> None:
@@ -44,12 +45,15 @@ def _count(items: Iterator[Item], paths: list[Any], counts: dict[str, Counter[st
 def _ranked(counts: dict[str, Counter[str]], wanted: list[Any]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for facet in wanted:
-        ranked = sorted(((v, c) for v, c in counts[facet.field].items()
-                         if c >= facet.minCount), key=lambda vc: (-vc[1], vc[0]))
-        result: dict[str, Any] = {"buckets": [{"value": v, "count": c}
-                                              for v, c in ranked[:facet.limit]]}
+        ranked = sorted(
+            ((v, c) for v, c in counts[facet.field].items() if c >= facet.minCount),
+            key=lambda vc: (-vc[1], vc[0]),
+        )
+        result: dict[str, Any] = {
+            "buckets": [{"value": v, "count": c} for v, c in ranked[: facet.limit]]
+        }
         if len(ranked) > facet.limit:
-            result["otherCount"] = sum(c for _, c in ranked[facet.limit:])
+            result["otherCount"] = sum(c for _, c in ranked[facet.limit :])
         found[facet.field] = result
     return found
 
@@ -64,8 +68,13 @@ def _in_sql(iri: str, rest: tuple[str, ...]) -> Any:
     return COLUMNS.get(name) if name != iri else None
 
 
-def _counted(session: Session, conditions: list[Any], paths: list[Any],
-             counts: dict[str, Counter[str]], base_url: str) -> None:
+def _counted(
+    session: Session,
+    conditions: list[Any],
+    paths: list[Any],
+    counts: dict[str, Counter[str]],
+    base_url: str,
+) -> None:
     """Counts over the whole store: our entries by SQL GROUP BY, the rows of ARD catalogs
     (whose entries are the publishers') one by one; a store holds few of those."""
     ours = [*conditions, Document.format.is_distinct_from(ard_format.NAME)]
@@ -76,20 +85,33 @@ def _counted(session: Session, conditions: list[Any], paths: list[Any],
             counts[facet.field][terms.ACTION_TYPE] += total or 0
             continue
         column = Site.host if column == match.PUBLISHER else column
-        grouped = select(column, func.count()).select_from(ActionRow).join(
-            Site, Site.id == ActionRow.site_id).join(
-            Document, Document.id == ActionRow.document_id).where(*ours).group_by(column)
+        grouped = (
+            select(column, func.count())
+            .select_from(ActionRow)
+            .join(Site, Site.id == ActionRow.site_id)
+            .join(Document, Document.id == ActionRow.document_id)
+            .where(*ours)
+            .group_by(column)
+        )
         for value, n in session.execute(grouped):
             if value is not None:
                 key = value.split(":")[0] if iri == match.PUBLISHER else str(value)
                 counts[facet.field][key] += n
     theirs = [*conditions, Document.format == ard_format.NAME]
-    _count((it for _, it in scan(session, theirs, [], None, [ActionRow.id], 0, MAX_EXPLORE,
-                                 base_url) if it is not None), paths, counts)
+    _count(
+        (
+            it
+            for _, it in scan(session, theirs, [], None, [ActionRow.id], 0, MAX_EXPLORE, base_url)
+            if it is not None
+        ),
+        paths,
+        counts,
+    )
 
 
-def explore(index: ActionIndex, session: Session, request: ExploreRequest,
-            base_url: str) -> dict[str, Any]:
+def explore(
+    index: ActionIndex, session: Session, request: ExploreRequest, base_url: str
+) -> dict[str, Any]:
     query = request.query
     context = query.context if query else None
     found = match.clauses(query.filter, context) if query else []
@@ -103,9 +125,17 @@ def explore(index: ActionIndex, session: Session, request: ExploreRequest,
     elif not rest and all(_in_sql(iri, r) is not None for _, iri, r, _ in paths):
         _counted(session, conditions, paths, counts, base_url)
     else:
-        _count(_once(it for _, it in scan(session, conditions, rest, None, [ActionRow.id], 0,
-                                          MAX_EXPLORE, base_url) if it is not None),
-               paths, counts)
+        _count(
+            _once(
+                it
+                for _, it in scan(
+                    session, conditions, rest, None, [ActionRow.id], 0, MAX_EXPLORE, base_url
+                )
+                if it is not None
+            ),
+            paths,
+            counts,
+        )
     return {"resultType": "facets", "facets": _ranked(counts, wanted)}
 
 

@@ -24,10 +24,19 @@ from registry.ard.service import Invalid, Sites, row_fact, rows
 from registry.db.tables import ActionRow, Document, Site
 
 BATCH, MAX_SCAN = 500, 5_000
-COLUMNS = {"effect": ActionRow.effect, "method": ActionRow.method, "auth": ActionRow.auth,
-            "format": Document.format, "site": Site.host}
-_ORDER = {"displayName": (ActionRow.title,), "identifier": (Site.host, ActionRow.name),
-          "updatedAt": (Document.fetched_at,), "createdAt": (Site.created_at,)}
+COLUMNS = {
+    "effect": ActionRow.effect,
+    "method": ActionRow.method,
+    "auth": ActionRow.auth,
+    "format": Document.format,
+    "site": Site.host,
+}
+_ORDER = {
+    "displayName": (ActionRow.title,),
+    "identifier": (Site.host, ActionRow.name),
+    "updatedAt": (Document.fetched_at,),
+    "createdAt": (Site.created_at,),
+}
 _DATES = {"createdAfter": Site.created_at, "updatedAfter": Document.fetched_at}
 # The grammars, as patterns the OpenAPI document shows: a List request that matches them is
 # always answered (a date that is no date matches nothing), one that does not is a 400.
@@ -72,8 +81,9 @@ def expression(text: str | None) -> tuple[list[Any], list[match.Clause], str | N
             name = value.lower()
         else:
             values = [v.strip() for v in value.split(",") if v.strip()]
-            found += match.clauses({"publisher" if key == "publisherId" else key: values},
-                                   bounded=False)
+            found += match.clauses(
+                {"publisher" if key == "publisherId" else key: values}, bounded=False
+            )
     sql, rest = in_sql(found)
     return conditions + sql, rest, name
 
@@ -89,8 +99,10 @@ def _date(value: str) -> datetime | None:
 
 def order(text: str | None) -> list[Any]:
     if text is not None and not re.fullmatch(ORDER_PATTERN, text):
-        raise Invalid(f"cannot order by {text[:80]!r}: use {', '.join(_ORDER)}, each with "
-                      "ASC or DESC, separated by commas")
+        raise Invalid(
+            f"cannot order by {text[:80]!r}: use {', '.join(_ORDER)}, each with "
+            "ASC or DESC, separated by commas"
+        )
     columns: list[Any] = []
     for part in (text or "").split(",") if text else []:
         field, *direction = part.split()  # the pattern allows only ASCII spaces
@@ -99,9 +111,16 @@ def order(text: str | None) -> list[Any]:
     return [*columns, ActionRow.id.asc()]  # by default, the order actions were stored in
 
 
-def scan(session: Session, conditions: list[Any], rest: list[match.Clause], name: str | None,
-         ordering: list[Any], start: int, limit: int, base_url: str
-         ) -> Iterator[tuple[int, Item | None]]:
+def scan(
+    session: Session,
+    conditions: list[Any],
+    rest: list[match.Clause],
+    name: str | None,
+    ordering: list[Any],
+    start: int,
+    limit: int,
+    base_url: str,
+) -> Iterator[tuple[int, Item | None]]:
     """(rows read so far, the row's item if it matches, else None) from row ``start`` on,
     ``limit`` rows at most: one query, streamed."""
     sites = Sites(session)
@@ -114,8 +133,14 @@ def scan(session: Session, conditions: list[Any], rest: list[match.Clause], name
         yield n, it if ok else None
 
 
-def list_entries(session: Session, filter_text: str | None, order_by: str | None, size: int,
-                 token: str | None, base_url: str) -> dict[str, Any]:
+def list_entries(
+    session: Session,
+    filter_text: str | None,
+    order_by: str | None,
+    size: int,
+    token: str | None,
+    base_url: str,
+) -> dict[str, Any]:
     conditions, rest, name = expression(filter_text)
     ordering, start = order(order_by), int(token or 0)
     items: list[dict[str, Any]] = []

@@ -66,8 +66,9 @@ def unbound(key: str, prefixes: dict[str, str]) -> str | None:
     return head if sep and "://" not in key and prefix not in prefixes else None
 
 
-def clauses(filters: dict[str, Any] | None, context: Any = None,
-            bounded: bool = True) -> list[Clause]:
+def clauses(
+    filters: dict[str, Any] | None, context: Any = None, bounded: bool = True
+) -> list[Clause]:
     """The clauses of a query's ``filter`` (values: a string or a list of strings). Unbounded
     for List's filter expression, whose length bounds it."""
     filters = filters or {}
@@ -78,12 +79,16 @@ def clauses(filters: dict[str, Any] | None, context: Any = None,
     for key, raw in filters.items():
         values = raw if isinstance(raw, list) else [raw]
         if (bounded and len(values) > MAX_VALUES) or not all(
-                isinstance(v, str) and len(v) <= MAX_VALUE_CHARS for v in values):
-            raise FilterError(f"filter {key[:MAX_KEY_CHARS]!r}: at most {MAX_VALUES} strings "
-                              f"of at most {MAX_VALUE_CHARS} characters")
+            isinstance(v, str) and len(v) <= MAX_VALUE_CHARS for v in values
+        ):
+            raise FilterError(
+                f"filter {key[:MAX_KEY_CHARS]!r}: at most {MAX_VALUES} strings "
+                f"of at most {MAX_VALUE_CHARS} characters"
+            )
         iri, rest = resolve(key, prefixes)
-        found.append(Clause(key, iri, rest, frozenset(_spelled(iri, rest, values)),
-                            unbound(key, prefixes)))
+        found.append(
+            Clause(key, iri, rest, frozenset(_spelled(iri, rest, values)), unbound(key, prefixes))
+        )
     return found
 
 
@@ -100,13 +105,15 @@ def _spelled(iri: str, rest: tuple[str, ...], values: list[str]) -> Iterator[str
 
 
 def matches(item: Item, found: list[Clause]) -> bool:
-    return all(any(v in clause.values
-                   for v in values_at(item, clause.iri, clause.rest, clause.literal))
-               for clause in found)
+    return all(
+        any(v in clause.values for v in values_at(item, clause.iri, clause.rest, clause.literal))
+        for clause in found
+    )
 
 
-def values_at(item: Item, iri: str, rest: tuple[str, ...] = (),
-              literal: str | None = None) -> list[str]:
+def values_at(
+    item: Item, iri: str, rest: tuple[str, ...] = (), literal: str | None = None
+) -> list[str]:
     """The item's values of a term (and path below it), as strings."""
     name = iri.removeprefix(terms.ACTIONDEX_NS)
     if name != iri and not rest and name in FACT_TERMS:
@@ -118,8 +125,13 @@ def values_at(item: Item, iri: str, rest: tuple[str, ...] = (),
         media = terms.media_type(item.entry.get("type"))
         return [media] if media else []
     prefixes = terms.context_prefixes(item.entry.get("@context"))
-    tops = [v for k, v in item.entry.items() if isinstance(k, str) and not k.startswith("@")
-            and (k == literal or terms.term_iri(k, prefixes) == iri)]
+    tops = [
+        v
+        for k, v in item.entry.items()
+        if isinstance(k, str)
+        and not k.startswith("@")
+        and (k == literal or terms.term_iri(k, prefixes) == iri)
+    ]
     return [_text(v) for top in tops for v in _walk(top, rest) if not isinstance(v, dict)]
 
 

@@ -48,8 +48,10 @@ def site_entries(session: Session, host: str) -> SiteEntries:
     """The publisher-written entries of the site ``host`` (empty if it has none)."""
     rows = session.execute(
         select(Document.id, Document.url, Document.content_hash, Document.format)
-        .join(Site, Site.id == Document.site_id).where(Site.host == host)
-        .order_by(Document.id)).all()
+        .join(Site, Site.id == Document.site_id)
+        .where(Site.host == host)
+        .order_by(Document.id)
+    ).all()
     key = (host, *((r.id, r.content_hash) for r in rows if r.format == ard_format.NAME))
     if len(key) == 1:
         return SiteEntries()
@@ -57,8 +59,12 @@ def site_entries(session: Session, host: str) -> SiteEntries:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    found = _read(session, host, {r.url: r.id for r in rows},
-                  [r.id for r in rows if r.format == ard_format.NAME])
+    found = _read(
+        session,
+        host,
+        {r.url: r.id for r in rows},
+        [r.id for r in rows if r.format == ard_format.NAME],
+    )
     with _lock:
         _cache[key] = found
         while len(_cache) > CACHED_SITES:
@@ -66,8 +72,9 @@ def site_entries(session: Session, host: str) -> SiteEntries:
     return found
 
 
-def _read(session: Session, host: str, ids_by_url: dict[str, int],
-          ard_ids: list[int]) -> SiteEntries:
+def _read(
+    session: Session, host: str, ids_by_url: dict[str, int], ard_ids: list[int]
+) -> SiteEntries:
     found = SiteEntries()
 
     def body(doc_id: int) -> Any:
@@ -79,7 +86,7 @@ def _read(session: Session, host: str, ids_by_url: dict[str, int],
 
     def walk(catalog: Any, depth: int) -> None:
         entries = catalog.get("entries") if isinstance(catalog, dict) else None
-        for entry in (entries if isinstance(entries, list) else [])[:ard_format.MAX_ENTRIES]:
+        for entry in (entries if isinstance(entries, list) else [])[: ard_format.MAX_ENTRIES]:
             if not isinstance(entry, dict):
                 continue
             if ard_format.is_catalog(entry):
@@ -100,8 +107,14 @@ def _keep(found: SiteEntries, entry: dict[str, Any], host: str) -> None:
     urn = terms.identifier(entry.get("identifier"))
     media = terms.media_type(entry.get("type", entry.get("mediaType")))
     name = entry.get("displayName")
-    if (urn is None or media is None or not isinstance(name, str) or not name.strip()
-            or ("url" in entry) == ("data" in entry) or not _publishes(host, urn)):
+    if (
+        urn is None
+        or media is None
+        or not isinstance(name, str)
+        or not name.strip()
+        or ("url" in entry) == ("data" in entry)
+        or not _publishes(host, urn)
+    ):
         return
     written = {**entry, "identifier": urn, "type": media}
     # The identifier is kept once: the first entry of the site to claim it wins.

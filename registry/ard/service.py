@@ -37,10 +37,13 @@ HALF = 10.0
 # Which of our terms FindQuery filters on, and which values it can take.
 _TOKEN, _HOST = re.compile(TOKEN_PATTERN).fullmatch, re.compile(HOST_PATTERN).fullmatch
 _PUSHED: dict[str, tuple[str, Callable[[str], object]]] = {
-           "effect": ("effect", set(EFFECTS).__contains__),
-           "auth": ("auth", set(AUTHS).__contains__),
-           "method": ("method", _TOKEN), "format": ("format", _TOKEN),
-           "actionType": ("type", _TOKEN), "site": ("site", _HOST)}
+    "effect": ("effect", set(EFFECTS).__contains__),
+    "auth": ("auth", set(AUTHS).__contains__),
+    "method": ("method", _TOKEN),
+    "format": ("format", _TOKEN),
+    "actionType": ("type", _TOKEN),
+    "site": ("site", _HOST),
+}
 
 
 NONE = SiteEntries()
@@ -58,8 +61,9 @@ def score(bm25: float) -> int:
     return max(0, min(100, round(100 * bm25 / (bm25 + HALF)))) if bm25 > 0 else 0
 
 
-def find_query(text: str, found: list[match.Clause]) -> tuple[dict[str, Any] | None,
-                                                              list[match.Clause]]:
+def find_query(
+    text: str, found: list[match.Clause]
+) -> tuple[dict[str, Any] | None, list[match.Clause]]:
     """FindQuery's arguments for ``text`` and the clauses it can filter on, and the clauses
     left to apply after; None when a pushed clause can match nothing."""
     args: dict[str, Any] = {"q": text, "origin": "same"}
@@ -85,9 +89,14 @@ class Sites:
 
     def __init__(self, session: Session) -> None:
         self.session, self.seen = session, dict[str, SiteEntries]()
-        self.publishing = set(session.scalars(
-            select(Site.host).join(Document, Document.site_id == Site.id)
-            .where(Document.format == ard_format.NAME).distinct()))
+        self.publishing = set(
+            session.scalars(
+                select(Site.host)
+                .join(Document, Document.site_id == Site.id)
+                .where(Document.format == ard_format.NAME)
+                .distinct()
+            )
+        )
 
     def __call__(self, host: str) -> SiteEntries:
         if host not in self.publishing:
@@ -97,8 +106,14 @@ class Sites:
         return self.seen[host]
 
 
-def candidates(index: ActionIndex, session: Session, text: str, found: list[match.Clause],
-               base_url: str, want: int = WINDOW) -> Iterator[tuple[Item, int]]:
+def candidates(
+    index: ActionIndex,
+    session: Session,
+    text: str,
+    found: list[match.Clause],
+    base_url: str,
+    want: int = WINDOW,
+) -> Iterator[tuple[Item, int]]:
     """(item, score) in rank order: the query's matched set, duplicates left out. ``want``:
     the page size the caller reads in, so a page costs no more hits than it needs when every
     filter is the index's."""
@@ -127,16 +142,23 @@ def candidates(index: ActionIndex, session: Session, text: str, found: list[matc
             return
 
 
-def search_entries(index: ActionIndex, session: Session, text: str, found: list[match.Clause],
-                   size: int, token: str | None, base_url: str, source: str) -> dict[str, Any]:
+def search_entries(
+    index: ActionIndex,
+    session: Session,
+    text: str,
+    found: list[match.Clause],
+    size: int,
+    token: str | None,
+    base_url: str,
+    source: str,
+) -> dict[str, Any]:
     """One page of results; ``source`` is this registry's ARD base URL."""
     start = int(token or 0)
     page: list[dict[str, Any]] = []
     more = False
     # The hits are read in pages of the page size (plus one, to know there is more): the
     # same for every page of one size, so per-site grouping orders them the same each time.
-    for n, (it, value) in enumerate(candidates(index, session, text, found, base_url,
-                                               size + 1)):
+    for n, (it, value) in enumerate(candidates(index, session, text, found, base_url, size + 1)):
         if n >= start + size:
             more = True
             break
@@ -153,9 +175,11 @@ def retrieve(session: Session, urn: str, base_url: str) -> dict[str, Any]:
     who = terms.publisher(urn)
     labels = who.split(".")
     parents = [".".join(labels[i:]) for i in range(len(labels))]
-    hosts = session.scalars(select(Site.host).where(or_(
-        Site.host.in_(parents), Site.host.like(f"%.{who}"),
-        Site.host.like(f"{who}:%")))).all()
+    hosts = session.scalars(
+        select(Site.host).where(
+            or_(Site.host.in_(parents), Site.host.like(f"%.{who}"), Site.host.like(f"{who}:%"))
+        )
+    ).all()
     for host in sorted(hosts):
         written = site_entries(session, host).by_identifier.get(urn)
         if written is not None:
@@ -170,27 +194,53 @@ def retrieve(session: Session, urn: str, base_url: str) -> dict[str, Any]:
 
 # What an entry needs of an action row: columns only (a row's index text and payload are
 # large, and an ORM object per row cost List and Explore most of their time).
-ROW = (ActionRow.id, ActionRow.name, ActionRow.title, ActionRow.description, ActionRow.effect,
-       ActionRow.method, ActionRow.type, ActionRow.endpoint, ActionRow.auth, Site.host,
-       Document.url, Document.format)
+ROW = (
+    ActionRow.id,
+    ActionRow.name,
+    ActionRow.title,
+    ActionRow.description,
+    ActionRow.effect,
+    ActionRow.method,
+    ActionRow.type,
+    ActionRow.endpoint,
+    ActionRow.auth,
+    Site.host,
+    Document.url,
+    Document.format,
+)
 
 
 def rows(conditions: list[Any]) -> Select[*tuple[Any, ...]]:
     """The actions (with their site and document) matching ``conditions``."""
-    return (select(*ROW).join(Site, Site.id == ActionRow.site_id)
-            .join(Document, Document.id == ActionRow.document_id).where(*conditions))
+    return (
+        select(*ROW)
+        .join(Site, Site.id == ActionRow.site_id)
+        .join(Document, Document.id == ActionRow.document_id)
+        .where(*conditions)
+    )
 
 
 def action_fact(session: Session, host: str, name: str) -> dict[str, Any] | None:
-    row = session.execute(rows([Site.host == host, ActionRow.name == name])
-                          .order_by(ActionRow.id).limit(1)).first()
+    row = session.execute(
+        rows([Site.host == host, ActionRow.name == name]).order_by(ActionRow.id).limit(1)
+    ).first()
     return None if row is None else row_fact(row)
 
 
 def row_fact(row: Any) -> dict[str, Any]:
     """The facts of one row of ``rows``."""
-    return entries.facts({"id": row.id, "site": row.host, "name": row.name,
-                          "title": row.title, "description": row.description,
-                          "effect": row.effect, "method": row.method, "type": row.type,
-                          "endpoint": row.endpoint, "auth": row.auth,
-                          "source": {"url": row.url, "format": row.format}})
+    return entries.facts(
+        {
+            "id": row.id,
+            "site": row.host,
+            "name": row.name,
+            "title": row.title,
+            "description": row.description,
+            "effect": row.effect,
+            "method": row.method,
+            "type": row.type,
+            "endpoint": row.endpoint,
+            "auth": row.auth,
+            "source": {"url": row.url, "format": row.format},
+        }
+    )

@@ -56,8 +56,9 @@ def budgeted(keywords: dict[str, Keyword]) -> dict[str, Keyword]:
     """``keywords`` each spending a step of the current ``budget()`` when evaluated."""
 
     def wrap(keyword: Keyword) -> Keyword:
-        def spend(validator: Any, value: Any, instance: Any, schema: Any
-                  ) -> Iterator[ValidationError]:
+        def spend(
+            validator: Any, value: Any, instance: Any, schema: Any
+        ) -> Iterator[ValidationError]:
             if (current := _BUDGET.get()) is not None:
                 current.step()
             yield from keyword(validator, value, instance, schema) or ()
@@ -73,8 +74,7 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, bool) or value is None:
         return ("literal", value)
     if isinstance(value, int | float):
-        return ("number", int(value) if isinstance(value, float) and value.is_integer()
-                else value)
+        return ("number", int(value) if isinstance(value, float) and value.is_integer() else value)
     if isinstance(value, str):
         return ("string", value)
     if isinstance(value, list):
@@ -84,8 +84,9 @@ def _canonical(value: Any) -> Any:
     return ("other", repr(value))
 
 
-def unique_items(validator: Any, unique: Any, instance: Any, schema: Any
-                 ) -> Iterator[ValidationError]:
+def unique_items(
+    validator: Any, unique: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     """uniqueItems in linear time (jsonschema compares every pair of a mixed list)."""
     if not unique or not validator.is_type(instance, "array"):
         return

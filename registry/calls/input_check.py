@@ -24,8 +24,15 @@ from registry.calls.check_budget import TooComplex, budget, budgeted, unique_ite
 from registry.calls.safe_patterns import KEYWORDS, rewritten
 from registry.model.schema_bounds import NO_RETRIEVAL, reference_problem, size_problem
 
-__all__ = ["MAX_DEPTH", "MAX_INPUT_BYTES", "SchemaProblem", "TooComplex", "input_problems",
-           "json_path", "size_problems"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INPUT_BYTES",
+    "SchemaProblem",
+    "TooComplex",
+    "input_problems",
+    "json_path",
+    "size_problems",
+]
 
 MAX_INPUT_BYTES = 64 * 1024
 MAX_DEPTH = 32
@@ -48,8 +55,9 @@ def json_path(parts: Any) -> str:
     return path
 
 
-def _required(validator: Any, required: Any, instance: Any, schema: Any
-              ) -> Iterator[ValidationError]:
+def _required(
+    validator: Any, required: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     """As the standard keyword, but at the missing field's own path ("$.sku", not "$")."""
     if not validator.is_type(instance, "object") or not isinstance(required, list):
         return
@@ -61,9 +69,16 @@ def _required(validator: Any, required: Any, instance: Any, schema: Any
 # Every keyword spends the check's budget; uniqueItems is linear, the patterns RE2's.
 # (types-jsonschema leaves validators.extend unannotated, so the class it makes is Any.)
 _Validator = validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, budgeted({
-        **Draft202012Validator.VALIDATORS, "required": _required, "uniqueItems": unique_items,
-        **KEYWORDS}))
+    Draft202012Validator,
+    budgeted(
+        {
+            **Draft202012Validator.VALIDATORS,
+            "required": _required,
+            "uniqueItems": unique_items,
+            **KEYWORDS,
+        }
+    ),
+)
 _FIELDS = [(field.name, field.alias) for field in attrs.fields(_Validator) if field.init]
 
 
@@ -79,8 +94,11 @@ def _evolve(self: Any, **changes: Any) -> Any:
 
 _Validator.evolve = _evolve
 # The metaschema's references are the ones jsonschema ships; none is fetched either.
-_META = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=NO_RETRIEVAL,
-                             format_checker=Draft202012Validator.FORMAT_CHECKER)
+_META = Draft202012Validator(
+    Draft202012Validator.META_SCHEMA,
+    registry=NO_RETRIEVAL,
+    format_checker=Draft202012Validator.FORMAT_CHECKER,
+)
 
 
 def size_problems(value: Any) -> list[dict[str, str]]:
@@ -116,8 +134,11 @@ def input_problems(schema: dict[str, Any], value: dict[str, Any]) -> list[dict[s
     if (problem := reference_problem(schema)) is not None:
         raise SchemaProblem(problem)
     try:
-        validator = _Validator(rewritten(schema), registry=NO_RETRIEVAL,
-                               format_checker=Draft202012Validator.FORMAT_CHECKER)
+        validator = _Validator(
+            rewritten(schema),
+            registry=NO_RETRIEVAL,
+            format_checker=Draft202012Validator.FORMAT_CHECKER,
+        )
         found = []
         with budget():
             for error in validator.iter_errors(value):

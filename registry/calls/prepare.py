@@ -64,19 +64,27 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
     except SchemaProblem as exc:
         raise _refuse(f"this action cannot be checked: {exc}") from None
     except TooComplex as exc:
-        raise PrepareError([{"path": "$", "message": f"{exc}: send a smaller input"}],
-                           code="too-complex") from None
+        raise PrepareError(
+            [{"path": "$", "message": f"{exc}: send a smaller input"}], code="too-complex"
+        ) from None
     cost, cost_problems = _cost(action.get("cost"), input)
     if problems or cost_problems:
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
-    method = (action.get("method") or ("GET" if action.get("effect") == "read" else "POST"))
+    method = action.get("method") or ("GET" if action.get("effect") == "read" else "POST")
     method = method.upper()
-    url, headers, body = _request(endpoint, method, _places(schema), input,
-                                  _content_type(action))
+    url, headers, body = _request(endpoint, method, _places(schema), input, _content_type(action))
     effect = action.get("effect", "write")
-    return {"method": method, "url": url, "headers": headers, "body": body,
-            "needs_approval": needs_approval(effect), "effect": effect, "cost": cost,
-            "scope": action.get("scope"), "auth": action.get("auth", "unknown")}
+    return {
+        "method": method,
+        "url": url,
+        "headers": headers,
+        "body": body,
+        "needs_approval": needs_approval(effect),
+        "effect": effect,
+        "cost": cost,
+        "scope": action.get("scope"),
+        "auth": action.get("auth", "unknown"),
+    }
 
 
 def _content_type(action: dict[str, Any]) -> str | None:
@@ -86,8 +94,9 @@ def _content_type(action: dict[str, Any]) -> str | None:
     schema = given if isinstance(given := action.get("input_schema"), dict) else {}
     props = given if isinstance(given := schema.get("properties"), dict) else {}
     body = given if isinstance(given := props.get("body"), dict) else {}
-    declared = action.get("content_type") or schema.get("x-content-type") or body.get(
-        "x-content-type")
+    declared = (
+        action.get("content_type") or schema.get("x-content-type") or body.get("x-content-type")
+    )
     return declared if isinstance(declared, str) else None
 
 
@@ -97,12 +106,20 @@ def _places(schema: dict[str, Any]) -> dict[str, str]:
     props = schema.get("properties")
     if not isinstance(props, dict):
         return {}
-    return {name: spec["x-in"] for name, spec in props.items()
-            if isinstance(spec, dict) and spec.get("x-in") in PLACES}
+    return {
+        name: spec["x-in"]
+        for name, spec in props.items()
+        if isinstance(spec, dict) and spec.get("x-in") in PLACES
+    }
 
 
-def _request(endpoint: str, method: str, places: dict[str, str], values: dict[str, Any],
-             content_type: str | None) -> tuple[str, dict[str, str], str | None]:
+def _request(
+    endpoint: str,
+    method: str,
+    places: dict[str, str],
+    values: dict[str, Any],
+    content_type: str | None,
+) -> tuple[str, dict[str, str], str | None]:
     try:
         in_url = set(variables(endpoint))
         holes = simple_variables(endpoint)
@@ -110,8 +127,9 @@ def _request(endpoint: str, method: str, places: dict[str, str], values: dict[st
         raise _refuse(f"its endpoint is not a URL template: {exc}") from None
     missing = sorted(name for name in holes if values.get(name) is None)
     if missing:
-        raise PrepareError([{"path": f"$.{name}", "message": "the URL needs a value here"}
-                            for name in missing])
+        raise PrepareError(
+            [{"path": f"$.{name}", "message": "the URL needs a value here"} for name in missing]
+        )
     headers: dict[str, str] = {}
     query: dict[str, Any] = {}
     form: dict[str, Any] = {}
@@ -150,8 +168,14 @@ def _url(endpoint: str, values: dict[str, Any], query: dict[str, Any]) -> str:
     checked = absolute(url, url)
     template_host = urlsplit(endpoint.split("{", 1)[0]).netloc
     if checked is None or (template_host and urlsplit(checked).netloc != template_host):
-        raise PrepareError([{"path": "$", "message": "the filled URL is not a valid http(s) "
-                                                     "URL on the action's host"}])
+        raise PrepareError(
+            [
+                {
+                    "path": "$",
+                    "message": "the filled URL is not a valid http(s) URL on the action's host",
+                }
+            ]
+        )
     return checked
 
 
@@ -159,11 +183,21 @@ def _header_text(name: str, value: Any, cookie: bool = False) -> str:
     """A header or cookie value: a line break in it would add headers of its own, a ';' in
     a cookie cookies of its own."""
     text = _scalar(value)
-    if (any(ord(char) < 0x20 or char == "\x7f" for char in text) or not name.isascii()
-            or (cookie and ";" in text)):
-        raise PrepareError([{"path": f"$.{name}", "message": "a header value cannot hold "
-                                                             "control characters (nor a "
-                                                             "cookie's a ';')"}])
+    if (
+        any(ord(char) < 0x20 or char == "\x7f" for char in text)
+        or not name.isascii()
+        or (cookie and ";" in text)
+    ):
+        raise PrepareError(
+            [
+                {
+                    "path": f"$.{name}",
+                    "message": "a header value cannot hold "
+                    "control characters (nor a "
+                    "cookie's a ';')",
+                }
+            ]
+        )
     return text
 
 
@@ -179,8 +213,11 @@ def _flat(values: Any) -> dict[str, Any]:
     """Query or form fields as text: a list repeats its key; an object is sent as JSON."""
     if not isinstance(values, dict):
         return {"value": _scalar(values)}
-    return {name: [_scalar(v) for v in value] if isinstance(value, list) else _scalar(value)
-            for name, value in values.items() if value is not None}
+    return {
+        name: [_scalar(v) for v in value] if isinstance(value, list) else _scalar(value)
+        for name, value in values.items()
+        if value is not None
+    }
 
 
 def _cost(cost: Any, values: dict[str, Any]) -> tuple[Any, list[dict[str, str]]]:
@@ -194,8 +231,16 @@ def _cost(cost: Any, values: dict[str, Any]) -> tuple[Any, list[dict[str, str]]]
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
             value = float(value)
-    if (isinstance(value, bool) or not isinstance(value, int | float) or value < 0
-            or not math.isfinite(value)):
-        return cost, [{"path": f"$.{field.removeprefix('$.')}",
-                       "message": "the cost is this field's amount: give a number >= 0"}]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or value < 0
+        or not math.isfinite(value)
+    ):
+        return cost, [
+            {
+                "path": f"$.{field.removeprefix('$.')}",
+                "message": "the cost is this field's amount: give a number >= 0",
+            }
+        ]
     return cost | {"amount": value}, []

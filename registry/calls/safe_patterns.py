@@ -22,13 +22,28 @@ import re2
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-PATTERN, PATTERNS, ADDITIONAL = "x-re2-pattern", "x-re2-patternProperties", \
-    "x-re2-additionalProperties"
+PATTERN, PATTERNS, ADDITIONAL = (
+    "x-re2-pattern",
+    "x-re2-patternProperties",
+    "x-re2-additionalProperties",
+)
 _NAMED = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
 _LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_ONE = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains",
-                  "propertyNames", "unevaluatedItems", "unevaluatedProperties",
-                  "additionalItems"})
+_ONE = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "additionalItems",
+    }
+)
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # a pattern RE2 refuses is expected, not news for stderr
 
@@ -74,8 +89,9 @@ def pattern(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[
         yield ValidationError(f"{instance[:80]!r} does not match {value!r}")
 
 
-def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any
-                       ) -> Iterator[ValidationError]:
+def pattern_properties(
+    validator: Any, patterns: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "object") or not isinstance(patterns, dict):
         return
     for source, subschema in patterns.items():
@@ -85,8 +101,9 @@ def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any
                 yield from validator.descend(value, subschema, path=key, schema_path=source)
 
 
-def additional_properties(validator: Any, allowed: Any, instance: Any, schema: Any
-                          ) -> Iterator[ValidationError]:
+def additional_properties(
+    validator: Any, allowed: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     """additionalProperties beside patternProperties: what neither names."""
     if not validator.is_type(instance, "object"):
         return
@@ -104,11 +121,13 @@ def additional_properties(validator: Any, allowed: Any, instance: Any, schema: A
 
 
 _STOCK_ADDITIONAL: Callable[..., Iterator[ValidationError]] = Draft202012Validator.VALIDATORS[
-    "additionalProperties"]
+    "additionalProperties"
+]
 
 
-def _stock_additional(validator: Any, allowed: Any, instance: Any, schema: Any
-                      ) -> Iterator[ValidationError]:
+def _stock_additional(
+    validator: Any, allowed: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     """additionalProperties where ``rewritten`` did not reach (a ``$ref`` into a keyword it
     does not know): RE2 too when patternProperties is beside it, else jsonschema's own."""
     if "patternProperties" in schema:
@@ -116,7 +135,12 @@ def _stock_additional(validator: Any, allowed: Any, instance: Any, schema: Any
     return _STOCK_ADDITIONAL(validator, allowed, instance, schema)
 
 
-KEYWORDS = {PATTERN: pattern, PATTERNS: pattern_properties, ADDITIONAL: additional_properties,
-            # the original names too: RE2 wherever a schema reached by a $ref was not rewritten
-            "pattern": pattern, "patternProperties": pattern_properties,
-            "additionalProperties": _stock_additional}
+KEYWORDS = {
+    PATTERN: pattern,
+    PATTERNS: pattern_properties,
+    ADDITIONAL: additional_properties,
+    # the original names too: RE2 wherever a schema reached by a $ref was not rewritten
+    "pattern": pattern,
+    "patternProperties": pattern_properties,
+    "additionalProperties": _stock_additional,
+}

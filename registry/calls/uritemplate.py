@@ -15,10 +15,14 @@ EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _VARSPEC = re.compile(r"^([A-Za-z0-9_.%]+)(\*|:([1-9][0-9]{0,3}))?$")
 # operator -> (first, separator, named, empty-named suffix, reserved characters allowed)
 _OPERATORS: dict[str, tuple[str, str, bool, str, bool]] = {
-    "": ("", ",", False, "", False), "+": ("", ",", False, "", True),
-    "#": ("#", ",", False, "", True), ".": (".", ".", False, "", False),
-    "/": ("/", "/", False, "", False), ";": (";", ";", True, "", False),
-    "?": ("?", "&", True, "=", False), "&": ("&", "&", True, "=", False),
+    "": ("", ",", False, "", False),
+    "+": ("", ",", False, "", True),
+    "#": ("#", ",", False, "", True),
+    ".": (".", ".", False, "", False),
+    "/": ("/", "/", False, "", False),
+    ";": (";", ";", True, "", False),
+    "?": ("?", "&", True, "=", False),
+    "&": ("&", "&", True, "=", False),
 }
 _UNRESERVED = "-._~"
 _RESERVED = ":/?#[]@!$&'()*+,;="
@@ -31,7 +35,7 @@ class TemplateError(ValueError):
 def _parse(body: str) -> tuple[str, list[tuple[str, bool, int | None]]]:
     operator = body[:1] if body[:1] in _OPERATORS and body[:1] != "" else ""
     specs = []
-    for raw in body[len(operator):].split(","):
+    for raw in body[len(operator) :].split(","):
         match = _VARSPEC.match(raw.strip())
         if match is None:
             raise TemplateError(f"{{{body}}} is not an RFC 6570 expression")
@@ -52,8 +56,12 @@ def variables(template: str) -> list[str]:
 def simple_variables(template: str) -> set[str]:
     """Variables of plain or reserved expressions (``{id}``, ``{+path}``): the URL has a hole
     where they go when they have no value."""
-    return {name for body in EXPRESSION.findall(template)
-            for name, _e, _p in _parse(body)[1] if _parse(body)[0] in ("", "+")}
+    return {
+        name
+        for body in EXPRESSION.findall(template)
+        for name, _e, _p in _parse(body)[1]
+        if _parse(body)[0] in ("", "+")
+    }
 
 
 def _text(value: Any) -> str:
@@ -73,9 +81,12 @@ def _expand_one(operator: str, spec: tuple[str, bool, int | None], value: Any) -
         return None
     if isinstance(value, dict | list) and not explode:
         pairs = value.items() if isinstance(value, dict) else ((None, v) for v in value)
-        parts = [item for key, v in pairs
-                 for item in ([] if key is None else [_encode(str(key), reserved)])
-                 + [_encode(_text(v), reserved)]]
+        parts = [
+            item
+            for key, v in pairs
+            for item in ([] if key is None else [_encode(str(key), reserved)])
+            + [_encode(_text(v), reserved)]
+        ]
         joined = ",".join(parts)
         return f"{name}={joined}" if named else joined
     if isinstance(value, dict | list):
@@ -84,8 +95,11 @@ def _expand_one(operator: str, spec: tuple[str, bool, int | None], value: Any) -
         for key, v in items:
             text = _encode(_text(v), reserved)
             if named or isinstance(value, dict):
-                out.append(f"{_encode(str(key), reserved)}={text}" if text or
-                           not named else f"{key}{empty}")
+                out.append(
+                    f"{_encode(str(key), reserved)}={text}"
+                    if text or not named
+                    else f"{key}{empty}"
+                )
             else:
                 out.append(text)
         return sep.join(out)
@@ -98,10 +112,14 @@ def _expand_one(operator: str, spec: tuple[str, bool, int | None], value: Any) -
 
 def expand(template: str, values: dict[str, Any]) -> str:
     """``template`` with every expression replaced by its variables' values."""
+
     def replace(match: re.Match[str]) -> str:
         operator, specs = _parse(match.group(1))
-        parts = [p for spec in specs if (p := _expand_one(operator, spec, values.get(spec[0])))
-                 is not None]
+        parts = [
+            p
+            for spec in specs
+            if (p := _expand_one(operator, spec, values.get(spec[0]))) is not None
+        ]
         return _OPERATORS[operator][0] + _OPERATORS[operator][1].join(parts) if parts else ""
 
     return EXPRESSION.sub(replace, template)

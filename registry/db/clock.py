@@ -34,8 +34,12 @@ CLOCK_ID = 1  # the one row, inserted by migration 0011
 
 def next_change(session: Session) -> int:
     """Take the next change number; its lock is held until the caller's transaction ends."""
-    stmt = (update(StoreClock).where(StoreClock.id == CLOCK_ID)
-            .values(seq=StoreClock.seq + 1).returning(StoreClock.seq))
+    stmt = (
+        update(StoreClock)
+        .where(StoreClock.id == CLOCK_ID)
+        .values(seq=StoreClock.seq + 1)
+        .returning(StoreClock.seq)
+    )
     return int(session.execute(stmt).scalar_one())
 
 

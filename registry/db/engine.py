@@ -45,8 +45,13 @@ def make_engine(settings: Settings) -> Engine:
         # cannot upgrade to a write once another process has committed ("database is locked").
         # A reader (``reading``) begins deferred: it takes no lock, and WAL gives it one
         # snapshot for all its statements while a crawl writes.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql(
-            "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"))
+        event.listen(
+            engine,
+            "begin",
+            lambda conn: conn.exec_driver_sql(
+                "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"
+            ),
+        )
         return engine
     return create_engine(url, pool_pre_ping=True)
 

@@ -200,9 +200,13 @@ class Submission(Base):
     __tablename__ = "submissions"
     __table_args__ = (
         # At most one open submission per host: duplicates collapse onto it, across replicas.
-        Index("uq_submissions_open_host", "host", unique=True,
-              sqlite_where=text("status IN ('queued', 'crawling')"),
-              postgresql_where=text("status IN ('queued', 'crawling')")),
+        Index(
+            "uq_submissions_open_host",
+            "host",
+            unique=True,
+            sqlite_where=text("status IN ('queued', 'crawling')"),
+            postgresql_where=text("status IN ('queued', 'crawling')"),
+        ),
         Index("ix_submissions_status_created", "status", "created_at"),
         Index("ix_submissions_client_created", "client", "created_at"),
         Index("ix_submissions_domain_created", "domain", "created_at"),

@@ -54,10 +54,27 @@ from registry.formats._rules import MAX_ACTIONS, enforce
 from registry.model.schemas import Diagnostic, Manifest, RawDocument
 from registry.model.urls import site_of
 
-__all__ = ["FORMATS", "HINTS", "MAX_ACTIONS", "MAX_BYTES", "MAX_DEPTH", "MAX_RESOLVED",
-           "NORMALISER_VERSION", "PAGE_FORMAT", "Resolve", "legacy_paths", "link_relations",
-           "named_site", "names_a_manifest", "normalise", "published_path",
-           "references_cross_hosts", "sniff", "well_known_names", "well_known_paths"]
+__all__ = [
+    "FORMATS",
+    "HINTS",
+    "MAX_ACTIONS",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_RESOLVED",
+    "NORMALISER_VERSION",
+    "PAGE_FORMAT",
+    "Resolve",
+    "legacy_paths",
+    "link_relations",
+    "named_site",
+    "names_a_manifest",
+    "normalise",
+    "published_path",
+    "references_cross_hosts",
+    "sniff",
+    "well_known_names",
+    "well_known_paths",
+]
 
 # 6: OpenAPI $refs the normaliser did not follow are inert x-refs, and an input schema prepare
 # cannot use (a $ref outside it, too large expanded) has an unusable-schema diagnostic;
@@ -69,13 +86,38 @@ NORMALISER_VERSION = 6
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
 # announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
 # and schemaorg (anything JSON-LD) last.
-FORMATS = (agent_actions, wildcard, openapi, ai_plugin, a2a, ard, api_catalog, mcp, llms_txt,
-           agents_json, schemaorg)
+FORMATS = (
+    agent_actions,
+    wildcard,
+    openapi,
+    ai_plugin,
+    a2a,
+    ard,
+    api_catalog,
+    mcp,
+    llms_txt,
+    agents_json,
+    schemaorg,
+)
 PAGE_FORMAT = schemaorg.NAME  # what an HTML page's items are read as
 
 # {"message": "Unauthorized"}, {"errors": [...]}: what an API sends instead of its spec
-_ERROR_KEYS = frozenset({"message", "msg", "error", "errors", "code", "status", "detail",
-                         "title", "type", "statusCode", "error_description", "request_id"})
+_ERROR_KEYS = frozenset(
+    {
+        "message",
+        "msg",
+        "error",
+        "errors",
+        "code",
+        "status",
+        "detail",
+        "title",
+        "type",
+        "statusCode",
+        "error_description",
+        "request_id",
+    }
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,30 +135,37 @@ def well_known_names() -> frozenset[str]:
 def published_path(name: str) -> str:
     """Where a file called ``name`` is served on its site: the first well-known path with that
     name ("ai-plugin.json" -> "/.well-known/ai-plugin.json"), else the site root."""
-    return next((path for path in well_known_paths() if PurePosixPath(path).name == name),
-                f"/{name}")
+    return next(
+        (path for path in well_known_paths() if PurePosixPath(path).name == name), f"/{name}"
+    )
 
 
 def names_a_manifest(url: str) -> bool:
     """Whether a link's file name is one some format is published under."""
     name = PurePosixPath(urlsplit(url).path).name
     return name in well_known_names() or any(
-        pattern.search(name) for module in FORMATS
-        if (pattern := getattr(module, "FILE_NAME", None)) is not None)
+        pattern.search(name)
+        for module in FORMATS
+        if (pattern := getattr(module, "FILE_NAME", None)) is not None
+    )
 
 
 def references_cross_hosts(format_name: str) -> bool:
     """Whether the documents a manifest of this format references may live on other hosts
     (an ai-plugin's ``api.url``, a Wildcard agents.json's OpenAPI sources)."""
-    return any(getattr(module, "CROSS_HOST_REFERENCES", False)
-               for module in FORMATS if format_name == module.NAME)
+    return any(
+        getattr(module, "CROSS_HOST_REFERENCES", False)
+        for module in FORMATS
+        if format_name == module.NAME
+    )
 
 
 def legacy_paths() -> dict[str, str]:
     """Well-known path -> the predecessor path a crawler asks for only when it is missing
     (ARD's ``ard.json`` -> ``ai-catalog.json``)."""
-    return {path: old for module in FORMATS
-            for path, old in getattr(module, "LEGACY_PATHS", {}).items()}
+    return {
+        path: old for module in FORMATS for path, old in getattr(module, "LEGACY_PATHS", {}).items()
+    }
 
 
 def link_relations() -> frozenset[str]:
@@ -154,22 +203,32 @@ def _unknown(data: Any) -> Diagnostic:
     if data in ([], {}, "") or (isinstance(data, str) and not data.strip()):
         return Diagnostic(code="empty-document", severity="info", message="document is empty")
     if isinstance(data, str):
-        return Diagnostic(code="unknown-format", severity="error",
-                          message="text that is neither JSON, YAML nor llms.txt",
-                          hint="serve JSON; an llms.txt must start with a '# Title' line")
+        return Diagnostic(
+            code="unknown-format",
+            severity="error",
+            message="text that is neither JSON, YAML nor llms.txt",
+            hint="serve JSON; an llms.txt must start with a '# Title' line",
+        )
     if isinstance(data, dict) and data.keys() <= _ERROR_KEYS:
-        return Diagnostic(code="unknown-format", severity="error",
-                          message="an error response, not a manifest",
-                          hint="the server answered with an error: check the URL, "
-                               "authentication and IP allow-lists")
-    return Diagnostic(code="unknown-format", severity="error",
-                      message="no known format matches this document",
-                      hint="publish agent-actions/0.1, Schema.org JSON-LD, OpenAPI or another "
-                           "format listed in the actiondex docs")
+        return Diagnostic(
+            code="unknown-format",
+            severity="error",
+            message="an error response, not a manifest",
+            hint="the server answered with an error: check the URL, "
+            "authentication and IP allow-lists",
+        )
+    return Diagnostic(
+        code="unknown-format",
+        severity="error",
+        message="no known format matches this document",
+        hint="publish agent-actions/0.1, Schema.org JSON-LD, OpenAPI or another "
+        "format listed in the actiondex docs",
+    )
 
 
-def normalise(doc: RawDocument, site: str | None = None,
-              resolve: Resolve | None = None) -> Manifest:
+def normalise(
+    doc: RawDocument, site: str | None = None, resolve: Resolve | None = None
+) -> Manifest:
     """The document's actions and flows in the one action model. Never raises.
 
     ``resolve(url)`` may return the bytes of a document this one references (see
@@ -190,10 +249,14 @@ def normalise(doc: RawDocument, site: str | None = None,
         manifest = module.to_manifest(data, doc.url, site, refs)
     except Exception:  # a bug in one format module must not stop a crawl of thousands of sites
         log.exception("normaliser %s failed on %s", module.NAME, doc.url)
-        diagnostic = Diagnostic(code="internal-error", severity="error",
-                                message=f"the {module.NAME} normaliser failed on this document")
-        return empty.model_copy(update={"format": module.NAME,
-                                        "diagnostics": [with_hint(diagnostic)]})
+        diagnostic = Diagnostic(
+            code="internal-error",
+            severity="error",
+            message=f"the {module.NAME} normaliser failed on this document",
+        )
+        return empty.model_copy(
+            update={"format": module.NAME, "diagnostics": [with_hint(diagnostic)]}
+        )
     manifest.diagnostics[:0] = diagnostics
     manifest.references = refs.urls
     return enforce(manifest, doc.url, site)

@@ -28,8 +28,14 @@ _REF = re.compile(r"\$(?:input|steps\.(\d{1,4}))((?:\.[A-Za-z0-9_-]{1,64}){1,16}
 
 def read_flows(items: Any, actions: dict[str, Action], diags: Diagnostics) -> list[Flow]:
     """The flows over ``actions`` (by name) that resolve, each name once."""
-    return read_each(items, "$.flows", MAX_FLOWS, diags,
-                     lambda item, path: _flow(item, actions, path, diags), kind="flow ")
+    return read_each(
+        items,
+        "$.flows",
+        MAX_FLOWS,
+        diags,
+        lambda item, path: _flow(item, actions, path, diags),
+        kind="flow ",
+    )
 
 
 def _flow(item: Any, actions: dict[str, Action], path: str, diags: Diagnostics) -> Flow | None:
@@ -46,22 +52,33 @@ def _flow(item: Any, actions: dict[str, Action], path: str, diags: Diagnostics) 
         title=text(item.get("title"), TITLE_MAX, f"{path}.title", diags) or title_from(name),
         description=text(item.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
         effect=strongest([actions[step.action].effect for step in steps]),
-        input_schema=inputs or {"type": "object"}, steps=steps)
+        input_schema=inputs or {"type": "object"},
+        steps=steps,
+    )
 
 
-def _steps(raw: Any, actions: dict[str, Action], inputs: dict[str, Any], path: str,
-           diags: Diagnostics) -> list[FlowStep] | None:
+def _steps(
+    raw: Any, actions: dict[str, Action], inputs: dict[str, Any], path: str, diags: Diagnostics
+) -> list[FlowStep] | None:
     if not isinstance(raw, list) or not raw or len(raw) > MAX_STEPS:
         diag(diags, "missing-field", f"{path}.steps", f"needs 1 to {MAX_STEPS} steps")
         return None
     # Check every step, not just up to the first bad one, so the owner sees all problems.
-    steps = [_step(item, index, actions, inputs, f"{path}.steps[{index}]", diags)
-             for index, item in enumerate(raw)]
+    steps = [
+        _step(item, index, actions, inputs, f"{path}.steps[{index}]", diags)
+        for index, item in enumerate(raw)
+    ]
     return None if None in steps else [step for step in steps if step]
 
 
-def _step(item: Any, index: int, actions: dict[str, Action], inputs: dict[str, Any],
-          path: str, diags: Diagnostics) -> FlowStep | None:
+def _step(
+    item: Any,
+    index: int,
+    actions: dict[str, Action],
+    inputs: dict[str, Any],
+    path: str,
+    diags: Diagnostics,
+) -> FlowStep | None:
     target = item.get("action") if isinstance(item, dict) else None
     if not isinstance(target, str) or safe_name(target) not in actions:
         diag(diags, "unknown-action", f"{path}.action", "names no action of this manifest")
@@ -71,13 +88,17 @@ def _step(item: Any, index: int, actions: dict[str, Action], inputs: dict[str, A
         diag(diags, "bad-binding", f"{path}.bind", "must map parameter names to references")
         return None
     fields = inputs.get("properties")
-    ok = [_binding_ok(ref, index, fields, f"{path}.bind.{param}", diags)
-          for param, ref in bindings.items()]
+    ok = [
+        _binding_ok(ref, index, fields, f"{path}.bind.{param}", diags)
+        for param, ref in bindings.items()
+    ]
     if not all(ok):
         return None
-    return FlowStep(action=safe_name(target), title=clean_text(item.get("title"), TITLE_MAX)
-                    or None, bindings={safe_name(param, "param"): ref
-                                       for param, ref in bindings.items()})
+    return FlowStep(
+        action=safe_name(target),
+        title=clean_text(item.get("title"), TITLE_MAX) or None,
+        bindings={safe_name(param, "param"): ref for param, ref in bindings.items()},
+    )
 
 
 def _binding_ok(ref: Any, index: int, fields: Any, path: str, diags: Diagnostics) -> bool:

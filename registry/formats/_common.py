@@ -22,8 +22,14 @@ from registry.model.urls import HTTP_METHODS
 Diagnostics = list[Diagnostic]
 
 
-def diag(diags: Diagnostics, code: str, path: str, message: str,
-         severity: Severity = "warning", hint: str | None = None) -> None:
+def diag(
+    diags: Diagnostics,
+    code: str,
+    path: str,
+    message: str,
+    severity: Severity = "warning",
+    hint: str | None = None,
+) -> None:
     diags.append(Diagnostic(code=code, path=path, message=message, severity=severity, hint=hint))
 
 
@@ -35,8 +41,9 @@ def text(value: Any, cap: int, path: str, diags: Diagnostics) -> str:
     return cleaned
 
 
-def described(value: Any, path: str, diags: Diagnostics,
-              extra: tuple[Any, ...] = ()) -> tuple[str, str]:
+def described(
+    value: Any, path: str, diags: Diagnostics, extra: tuple[Any, ...] = ()
+) -> tuple[str, str]:
     """(display text, index text) of a description, both sanitised: the display cut to
     DESCRIPTION_MAX for results, the index text (``Action.about``) the whole of it up to
     INDEX_TEXT_MAX, then ``extra`` (summaries, tags, examples: words never shown); '' when
@@ -44,15 +51,22 @@ def described(value: Any, path: str, diags: Diagnostics,
     for display alone loses no word and is nothing a publisher must fix."""
     whole, cut = clean_text_checked(value, INDEX_TEXT_MAX)
     if cut:
-        diag(diags, "truncated", path, f"text past {INDEX_TEXT_MAX} characters is not read",
-             "info", "say what it is for first; the rest is neither shown nor searched")
+        diag(
+            diags,
+            "truncated",
+            path,
+            f"text past {INDEX_TEXT_MAX} characters is not read",
+            "info",
+            "say what it is for first; the rest is neither shown nor searched",
+        )
     display = shorten(whole, DESCRIPTION_MAX)
     about = index_words(whole, *extra)
     return display, "" if about == display else about
 
 
-def site_text(value: Any, path: str, diags: Diagnostics,
-              extra: tuple[Any, ...] = ()) -> tuple[str | None, str | None]:
+def site_text(
+    value: Any, path: str, diags: Diagnostics, extra: tuple[Any, ...] = ()
+) -> tuple[str | None, str | None]:
     """(Manifest.site_description, Manifest.site_about) of a site's description (see
     ``described``)."""
     display, about = described(value, path, diags, extra)
@@ -78,8 +92,9 @@ def title_from(name: str) -> str:
     return split_identifier(name).capitalize() or name
 
 
-def listed(value: Any, path: str, cap: int, diags: Diagnostics,
-           severity: Severity = "warning") -> list[Any]:
+def listed(
+    value: Any, path: str, cap: int, diags: Diagnostics, severity: Severity = "warning"
+) -> list[Any]:
     """The first ``cap`` items of a list field; [] (and a diagnostic) for anything else."""
     if value is None:
         return []
@@ -91,9 +106,15 @@ def listed(value: Any, path: str, cap: int, diags: Diagnostics,
     return value[:cap]
 
 
-def read_each(value: Any, path: str, cap: int, diags: Diagnostics,
-              read: Callable[[Any, str], Any], kind: str = "",
-              severity: Severity = "warning") -> list[Any]:
+def read_each(
+    value: Any,
+    path: str,
+    cap: int,
+    diags: Diagnostics,
+    read: Callable[[Any, str], Any],
+    kind: str = "",
+    severity: Severity = "warning",
+) -> list[Any]:
     """``read(item, its path)`` for each listed item (see ``listed``), keeping what it
     returns (None: skipped), each name once; ``kind`` names the items in the diagnostic."""
     kept: list[Any] = []
@@ -101,8 +122,7 @@ def read_each(value: Any, path: str, cap: int, diags: Diagnostics,
         item_path = f"{path}[{index}]"
         found = read(item, item_path)
         if found and any(found.name == other.name for other in kept):
-            diag(diags, "duplicate-name", item_path,
-                 f"{kind}{found.name!r} listed twice; dropped")
+            diag(diags, "duplicate-name", item_path, f"{kind}{found.name!r} listed twice; dropped")
         elif found:
             kept.append(found)
     return kept
@@ -115,18 +135,29 @@ def machine_name(item: Any, path: str, diags: Diagnostics, kind: str = "action")
         return None
     raw = item.get("name")
     if not isinstance(raw, str) or not raw.strip():
-        diag(diags, "missing-field", f"{path}.name", f"a name is required; {kind} skipped",
-             hint="give every item a machine name like search_products")
+        diag(
+            diags,
+            "missing-field",
+            f"{path}.name",
+            f"a name is required; {kind} skipped",
+            hint="give every item a machine name like search_products",
+        )
         return None
     name = safe_name(raw)
     if name != raw:
-        diag(diags, "invalid-name", f"{path}.name",
-             f"name is not [A-Za-z0-9_-]{{1,64}}; using {name!r}", "info")
+        diag(
+            diags,
+            "invalid-name",
+            f"{path}.name",
+            f"name is not [A-Za-z0-9_-]{{1,64}}; using {name!r}",
+            "info",
+        )
     return name
 
 
-def json_schema(item: dict[str, Any], keys: tuple[str, ...], path: str,
-                diags: Diagnostics) -> dict[str, Any] | None:
+def json_schema(
+    item: dict[str, Any], keys: tuple[str, ...], path: str, diags: Diagnostics
+) -> dict[str, Any] | None:
     """The first of ``keys`` present, as a sanitised JSON Schema object."""
     key = next((k for k in keys if item.get(k) is not None), None)
     if key is None:

@@ -17,7 +17,7 @@ HINTS: dict[str, str] = {
     "too-large": "keep manifests under 1 MiB; split big ones",
     "depth-limit": "flatten the document; nothing real needs this depth",
     "unknown-format": "publish agent-actions/0.1, Schema.org JSON-LD, OpenAPI, an A2A card, "
-                      "an MCP server card or another format actiondex reads",
+    "an MCP server card or another format actiondex reads",
     "unknown-context": "use @context https://schema.org",
     "internal-error": "nothing to fix on your side; actiondex will retry with a newer version",
     "truncated": "shorten the text; agents see only the first part",
@@ -45,7 +45,7 @@ HINTS: dict[str, str] = {
     "unresolved-reference": "the crawler fetches it next; make sure it is public and valid",
     "unresolved-ref": "point $ref at a definition inside the same document",
     "unusable-schema": "keep the input schema under 64 KiB, its $refs inside it (in $defs), "
-                       "and without references that multiply",
+    "and without references that multiply",
     "invalid-reference": "point the link at the document the format expects",
     "too-many-references": "reference fewer documents from one manifest",
     "references-only": "nothing to fix: the referenced documents hold the operations",

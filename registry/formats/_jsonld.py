@@ -73,8 +73,11 @@ class Graph:
                 continue
             graph = item.get("@graph")
             if isinstance(graph, list):
-                roots += [(node, f"{path}['@graph'][{i}]") for i, node in enumerate(graph)
-                          if isinstance(node, dict)]
+                roots += [
+                    (node, f"{path}['@graph'][{i}]")
+                    for i, node in enumerate(graph)
+                    if isinstance(node, dict)
+                ]
             roots.append((item, path))
         return roots
 
@@ -95,6 +98,9 @@ class Graph:
                 if isinstance(value, dict):
                     stack.append((value, f"{path}.{key}"))
                 elif isinstance(value, list):
-                    stack += [(child, f"{path}.{key}[{i}]") for i, child in enumerate(value)
-                              if isinstance(child, dict)][::-1]
+                    stack += [
+                        (child, f"{path}.{key}[{i}]")
+                        for i, child in enumerate(value)
+                        if isinstance(child, dict)
+                    ][::-1]
         return nodes

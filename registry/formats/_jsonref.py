@@ -77,8 +77,7 @@ class RefResolver:
             return self._follow(ref, value, stack, path)
         return {key: self._inline(item, stack, path) for key, item in value.items()}
 
-    def _follow(self, ref: str, value: dict[str, Any], stack: tuple[str, ...],
-                path: str) -> Any:
+    def _follow(self, ref: str, value: dict[str, Any], stack: tuple[str, ...], path: str) -> Any:
         if ref in stack or len(stack) >= MAX_REF_DEPTH:
             self._note("depth-limit", path, "recursive or deep $ref chain left as an x-ref")
             return {INERT: ref}

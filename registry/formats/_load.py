@@ -39,7 +39,8 @@ class _SafeLoader(_BASE_LOADER):  # type: ignore[misc]
 
 _SafeLoader.yaml_implicit_resolvers = {
     key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 
 def check_shape(data: Any, depth_limit: int = MAX_DEPTH) -> None:
@@ -49,12 +50,18 @@ def check_shape(data: Any, depth_limit: int = MAX_DEPTH) -> None:
         value, depth = stack.pop()
         count += 1
         if count > MAX_NODES:
-            raise Unusable("too-large", f"more than {MAX_NODES} values in the document",
-                           "split the document; YAML anchors count once per use")
+            raise Unusable(
+                "too-large",
+                f"more than {MAX_NODES} values in the document",
+                "split the document; YAML anchors count once per use",
+            )
         if isinstance(value, dict | list):
             if depth > depth_limit:
-                raise Unusable("depth-limit", f"nested deeper than {depth_limit}",
-                               "flatten the document; nothing real needs this depth")
+                raise Unusable(
+                    "depth-limit",
+                    f"nested deeper than {depth_limit}",
+                    "flatten the document; nothing real needs this depth",
+                )
             children = value.values() if isinstance(value, dict) else value
             stack.extend((child, depth + 1) for child in children)
 
@@ -64,8 +71,13 @@ def _decode(body: bytes, diagnostics: list[Diagnostic]) -> str:
         text = body.decode(json.detect_encoding(body))
     except (UnicodeDecodeError, LookupError):
         text = body.decode("utf-8", errors="replace")
-        diagnostics.append(Diagnostic(code="encoding-error", message="invalid UTF-8 replaced",
-                                      hint="serve the document as UTF-8"))
+        diagnostics.append(
+            Diagnostic(
+                code="encoding-error",
+                message="invalid UTF-8 replaced",
+                hint="serve the document as UTF-8",
+            )
+        )
     return text.lstrip("\ufeff")
 
 
@@ -76,8 +88,11 @@ def _json(text: str) -> Any:
     except RecursionError:
         raise Unusable("depth-limit", f"JSON nested deeper than {MAX_DEPTH}") from None
     except ValueError as exc:
-        hint = ("this is an HTML page (a bot challenge or error page?); serve the JSON itself"
-                if text.lstrip()[:1] == "<" else "check the JSON with a validator")
+        hint = (
+            "this is an HTML page (a bot challenge or error page?); serve the JSON itself"
+            if text.lstrip()[:1] == "<"
+            else "check the JSON with a validator"
+        )
         raise Unusable("json-parse-error", f"not JSON: {str(exc)[:200]}", hint) from None
 
 
@@ -86,23 +101,33 @@ def _yaml(text: str) -> Any:
         return yaml.load(text, Loader=_SafeLoader)  # a SafeLoader subclass
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         problem = " ".join(str(exc).split())[:200]
-        raise Unusable("yaml-parse-error", f"not YAML: {problem}",
-                       "check the YAML with a linter") from None
+        raise Unusable(
+            "yaml-parse-error", f"not YAML: {problem}", "check the YAML with a linter"
+        ) from None
 
 
 def load(body: bytes) -> tuple[Any, list[Diagnostic]]:
     """JSON (objects and arrays), YAML mappings, or else the text itself."""
     if len(body) > MAX_BYTES:
-        raise Unusable("too-large", f"document is larger than {MAX_BYTES} bytes",
-                       f"keep manifests under {MAX_BYTES // 1024} KiB")
+        raise Unusable(
+            "too-large",
+            f"document is larger than {MAX_BYTES} bytes",
+            f"keep manifests under {MAX_BYTES // 1024} KiB",
+        )
     diagnostics: list[Diagnostic] = []
     text = _decode(body, diagnostics)
     if not text.strip():
-        raise Unusable("empty-document", "the document is empty",
-                       "the server answered with an empty body; serve the document itself")
+        raise Unusable(
+            "empty-document",
+            "the document is empty",
+            "the server answered with an empty body; serve the document itself",
+        )
     head = text.lstrip()[:1]
-    if head in ("{", "[", '"', "<", "") or head.isdigit() or text.strip() in (
-            "null", "true", "false"):
+    if (
+        head in ("{", "[", '"', "<", "")
+        or head.isdigit()
+        or text.strip() in ("null", "true", "false")
+    ):
         data = _json(text)  # "<": an HTML error page where JSON was expected; say so
     else:
         data = _yaml_or_text(text)

@@ -31,8 +31,13 @@ from registry.model.urls import absolute
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 MAX_OPERATIONS, MAX_PARAMS = 256, 64
 _SKIP_HEADERS = {"authorization", "content-type", "accept", "user-agent"}
-AUTH_TYPES: dict[str, Auth] = {"apikey": "api_key", "http": "api_key", "basic": "api_key",
-                          "oauth2": "oauth2", "openidconnect": "oauth2"}
+AUTH_TYPES: dict[str, Auth] = {
+    "apikey": "api_key",
+    "http": "api_key",
+    "basic": "api_key",
+    "oauth2": "oauth2",
+    "openidconnect": "oauth2",
+}
 _VARIABLE = re.compile(r"\{([^{}]{1,64})\}")
 
 
@@ -66,8 +71,9 @@ def base_url(spec: dict[str, Any], spec_url: str) -> str:
     return absolute(_VARIABLE.sub(default, server["url"]), spec_url) or spec_url
 
 
-def operations(spec: dict[str, Any], spec_url: str, diags: Diagnostics,
-               wanted: set[str] | None = None) -> list[tuple[str | None, Action]]:
+def operations(
+    spec: dict[str, Any], spec_url: str, diags: Diagnostics, wanted: set[str] | None = None
+) -> list[tuple[str | None, Action]]:
     """(operationId, action) for every operation, or only those whose operationId is wanted."""
     paths = spec.get("paths")
     if not isinstance(paths, dict):
@@ -78,8 +84,13 @@ def operations(spec: dict[str, Any], spec_url: str, diags: Diagnostics,
     for route, item in list(paths.items())[:1000]:
         item = resolver.deref(item)
         if not isinstance(item, dict) or not isinstance(route, str):
-            diag(diags, "action-skipped", f"$.paths['{str(route)[:100]}']",
-                 "a path item must be an object", hint="map each path to its operations")
+            diag(
+                diags,
+                "action-skipped",
+                f"$.paths['{str(route)[:100]}']",
+                "a path item must be an object",
+                hint="map each path to its operations",
+            )
             continue
         for method in METHODS:
             op = item.get(method)
@@ -99,8 +110,9 @@ def operations(spec: dict[str, Any], spec_url: str, diags: Diagnostics,
 
 
 class _Context:
-    def __init__(self, spec: dict[str, Any], resolver: RefResolver, path: str,
-                 diags: Diagnostics) -> None:
+    def __init__(
+        self, spec: dict[str, Any], resolver: RefResolver, path: str, diags: Diagnostics
+    ) -> None:
         self.spec, self.resolver, self.path, self.diags = spec, resolver, path, diags
 
     def schema(self, value: Any) -> dict[str, Any]:
@@ -109,20 +121,32 @@ class _Context:
         return inlined if isinstance(inlined, dict) else {}
 
 
-def _action(op: dict[str, Any], item: dict[str, Any], method: str, route: str, base: str,
-            ctx: _Context) -> Action:
+def _action(
+    op: dict[str, Any], item: dict[str, Any], method: str, route: str, base: str, ctx: _Context
+) -> Action:
     op_id = op.get("operationId")
     name = safe_name(op_id if isinstance(op_id, str) else f"{method} {route}")
     summary = clean_text(op.get("summary"), TITLE_MAX)
-    description, about = described(op.get("description"), f"{ctx.path}.description",
-                                   ctx.diags, (beyond(op.get("summary"), TITLE_MAX),))
+    description, about = described(
+        op.get("description"),
+        f"{ctx.path}.description",
+        ctx.diags,
+        (beyond(op.get("summary"), TITLE_MAX),),
+    )
     auth, scope = _auth(ctx.spec, op)
     return Action(
-        name=name, title=summary or title_from(name), description=description or summary,
+        name=name,
+        title=summary or title_from(name),
+        description=description or summary,
         about=about,
-        method=method.upper(), endpoint=absolute(base + route, base),
-        effect=infer_effect(None, method, name), auth=auth, scope=scope,
-        input_schema=_input(op, item, ctx), output_schema=_output(op, ctx))
+        method=method.upper(),
+        endpoint=absolute(base + route, base),
+        effect=infer_effect(None, method, name),
+        auth=auth,
+        scope=scope,
+        input_schema=_input(op, item, ctx),
+        output_schema=_output(op, ctx),
+    )
 
 
 def _input(op: dict[str, Any], item: dict[str, Any], ctx: _Context) -> dict[str, Any]:
@@ -136,9 +160,16 @@ def _input(op: dict[str, Any], item: dict[str, Any], ctx: _Context) -> dict[str,
         where = param.get("in")
         if where == "header" and param["name"].lower() in _SKIP_HEADERS:
             continue
-        given = param.get("schema") if where == "body" or "schema" in param else {
-            k: v for k, v in param.items() if k in ("type", "format", "enum", "items", "default",
-                                                    "minimum", "maximum", "pattern")}
+        given = (
+            param.get("schema")
+            if where == "body" or "schema" in param
+            else {
+                k: v
+                for k, v in param.items()
+                if k
+                in ("type", "format", "enum", "items", "default", "minimum", "maximum", "pattern")
+            }
+        )
         schema = ctx.schema(given)
         key = "body" if where == "body" else safe_name(param["name"], "param")
         properties[key] = {**schema, "x-in": where}
@@ -150,7 +181,8 @@ def _input(op: dict[str, Any], item: dict[str, Any], ctx: _Context) -> dict[str,
     if isinstance(body, dict) and (body_schema := _content_schema(body.get("content"), ctx)):
         media = _media(body["content"])
         properties["body"] = {**body_schema, "x-in": "body"} | (
-            {} if "json" in media else {"x-content-type": media[:100]})
+            {} if "json" in media else {"x-content-type": media[:100]}
+        )
         if body.get("required") is True:
             required.append("body")
     schema = {"type": "object", "properties": properties}
@@ -202,8 +234,11 @@ def _auth(spec: dict[str, Any], op: dict[str, Any]) -> tuple[Auth, str | None]:
     for name, scopes in requirements[0].items():
         scheme = given if isinstance(given := schemes.get(name), dict) else {}
         kind = str(scheme.get("type", "")).lower()
-        scope = " ".join(s for s in scopes if isinstance(s, str))[:200] if isinstance(
-            scopes, list) else ""
+        scope = (
+            " ".join(s for s in scopes if isinstance(s, str))[:200]
+            if isinstance(scopes, list)
+            else ""
+        )
         return AUTH_TYPES.get(kind, "unknown"), scope or None
     return "unknown", None
 
@@ -228,5 +263,8 @@ def spec_title(spec: dict[str, Any]) -> tuple[str | None, str | None, str | None
     info = as_dict(spec.get("info"))
     about = spec_words(spec, beyond(info.get("title"), TITLE_MAX))
     description = clean_text(info.get("description")) or None
-    return (clean_text(info.get("title"), TITLE_MAX) or None, description,
-            about if about and about != description else None)
+    return (
+        clean_text(info.get("title"), TITLE_MAX) or None,
+        description,
+        about if about and about != description else None,
+    )

@@ -26,8 +26,12 @@ MAX_RESOLVED = 8  # documents read per manifest: bounds the work one document ca
 
 
 class References:
-    def __init__(self, base_url: str, resolve: Resolve | None = None,
-                 names_a_manifest: NamesAManifest = lambda url: False) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        resolve: Resolve | None = None,
+        names_a_manifest: NamesAManifest = lambda url: False,
+    ) -> None:
         self.base_url = base_url
         self.names_a_manifest = names_a_manifest
         self.urls: list[str] = []
@@ -52,8 +56,14 @@ class References:
         if url in self._cache:
             return self._cache[url]
         if len(self._cache) >= MAX_RESOLVED:
-            diags.append(Diagnostic(code="too-many-references", path=path, severity="info",
-                                    message=f"only {MAX_RESOLVED} referenced documents are read"))
+            diags.append(
+                Diagnostic(
+                    code="too-many-references",
+                    path=path,
+                    severity="info",
+                    message=f"only {MAX_RESOLVED} referenced documents are read",
+                )
+            )
             return None
         self._cache[url] = data = self._load(url, path, diags)
         return data
@@ -68,6 +78,9 @@ class References:
         try:
             return load(body)[0]
         except Unusable as exc:
-            diags.append(exc.diagnostic.model_copy(update={
-                "path": path, "message": f"{url}: {exc.diagnostic.message}"}))
+            diags.append(
+                exc.diagnostic.model_copy(
+                    update={"path": path, "message": f"{url}: {exc.diagnostic.message}"}
+                )
+            )
             return None

@@ -23,9 +23,13 @@ def enforce(manifest: Manifest, url: str, site: str) -> Manifest:
     diagnostics = manifest.diagnostics
     actions = manifest.actions
     if len(actions) > MAX_ACTIONS:
-        diagnostics.append(Diagnostic(code="too-many-actions", message=(
-            f"{len(actions)} actions; only the first {MAX_ACTIONS} are kept"),
-            hint="split the manifest, or list only the actions agents need"))
+        diagnostics.append(
+            Diagnostic(
+                code="too-many-actions",
+                message=(f"{len(actions)} actions; only the first {MAX_ACTIONS} are kept"),
+                hint="split the manifest, or list only the actions agents need",
+            )
+        )
         actions = actions[:MAX_ACTIONS]
     actions = _unique(actions, "$.actions", diagnostics)
     flows = _unique(manifest.flows, "$.flows", diagnostics)
@@ -33,15 +37,28 @@ def enforce(manifest: Manifest, url: str, site: str) -> Manifest:
     actions = [_flag_endpoint(action, site, https_site, diagnostics) for action in actions]
     for action in actions:
         if (problem := schema_problem(action.input_schema)) is not None:
-            diagnostics.append(Diagnostic(code="unusable-schema", path=_path(action), message=(
-                f"{action.name}: {problem}; agents cannot prepare a call to it")))
+            diagnostics.append(
+                Diagnostic(
+                    code="unusable-schema",
+                    path=_path(action),
+                    message=(f"{action.name}: {problem}; agents cannot prepare a call to it"),
+                )
+            )
     if len(diagnostics) > MAX_DIAGNOSTICS:
         dropped = len(diagnostics) - MAX_DIAGNOSTICS
         diagnostics = diagnostics[:MAX_DIAGNOSTICS]
-        diagnostics.append(Diagnostic(code="truncated", severity="info",
-                                      message=f"{dropped} more diagnostics left out"))
-    return manifest.model_copy(update={"actions": actions, "flows": flows,
-                                       "diagnostics": [with_hint(d) for d in diagnostics]})
+        diagnostics.append(
+            Diagnostic(
+                code="truncated", severity="info", message=f"{dropped} more diagnostics left out"
+            )
+        )
+    return manifest.model_copy(
+        update={
+            "actions": actions,
+            "flows": flows,
+            "diagnostics": [with_hint(d) for d in diagnostics],
+        }
+    )
 
 
 def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[Any]:
@@ -49,8 +66,13 @@ def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[
     kept = []
     for index, item in enumerate(items):
         if item.name in seen:
-            diagnostics.append(Diagnostic(code="duplicate-name", path=f"{path}[{index}]",
-                                          message=f"{item.name!r} is already used; dropped"))
+            diagnostics.append(
+                Diagnostic(
+                    code="duplicate-name",
+                    path=f"{path}[{index}]",
+                    message=f"{item.name!r} is already used; dropped",
+                )
+            )
             continue
         seen.add(item.name)
         kept.append(item)
@@ -62,24 +84,41 @@ def _path(action: Action) -> str:
     return f"$.actions[?(@.name=='{action.name}')]"
 
 
-def _flag_endpoint(action: Action, site: str, https_site: bool,
-                   diagnostics: list[Diagnostic]) -> Action:
+def _flag_endpoint(
+    action: Action, site: str, https_site: bool, diagnostics: list[Diagnostic]
+) -> Action:
     if not action.endpoint:
         return action
     path, host = _path(action), site_of(action.endpoint)
     # A private site (a --allow-private deployment) may of course use private endpoints.
     if is_private_host(host) and not is_private_host(site):
-        diagnostics.append(Diagnostic(code="private-endpoint", path=path, message=(
-            f"{action.name}: endpoint host {host} is a private or reserved address"),
-            hint="use a public host name; agents cannot reach private addresses"))
+        diagnostics.append(
+            Diagnostic(
+                code="private-endpoint",
+                path=path,
+                message=(f"{action.name}: endpoint host {host} is a private or reserved address"),
+                hint="use a public host name; agents cannot reach private addresses",
+            )
+        )
         return action.model_copy(update={"same_origin": False})
     if https_site and action.endpoint.startswith("http://"):
-        diagnostics.append(Diagnostic(code="insecure-endpoint", path=path, message=(
-            f"{action.name}: plain http endpoint on an https site"),
-            hint="serve the endpoint over https"))
+        diagnostics.append(
+            Diagnostic(
+                code="insecure-endpoint",
+                path=path,
+                message=(f"{action.name}: plain http endpoint on an https site"),
+                hint="serve the endpoint over https",
+            )
+        )
     if not same_origin(action.endpoint, site):
-        diagnostics.append(Diagnostic(code="cross-origin-endpoint", path=path, message=(
-            f"{action.name}: endpoint host {host} is not {site} or a subdomain of it"),
-            hint=f"serve the endpoint from {site} or a subdomain, or publish the manifest there"))
+        a_subdomain, publish_there = "a subdomain of it", "publish the manifest there"
+        diagnostics.append(
+            Diagnostic(
+                code="cross-origin-endpoint",
+                path=path,
+                message=f"{action.name}: endpoint host {host} is not {site} or {a_subdomain}",
+                hint=f"serve the endpoint from {site} or a subdomain, or {publish_there}",
+            )
+        )
         return action.model_copy(update={"same_origin": False})
     return action.model_copy(update={"same_origin": True})

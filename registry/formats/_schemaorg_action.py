@@ -57,14 +57,22 @@ def read_action(node: Node, owner: Node, path: str, doc: Doc) -> Action | None:
     method = _method(entry, type_name, path, doc)
     name, title = _naming(node, owner, type_name, path, doc)
     own = node.get("description")  # else its owner's (the WebSite, the Organization)
-    description, about = described(own if clean_text(own) else owner.get("description"),
-                                   f"{path}.description", doc.diags)
+    description, about = described(
+        own if clean_text(own) else owner.get("description"), f"{path}.description", doc.diags
+    )
     return Action(
-        name=name, title=title, type=type_name, method=method, endpoint=endpoint,
-        description=description, about=about,
-        effect=infer_effect(type_name, method, name), auth="unknown",
+        name=name,
+        title=title,
+        type=type_name,
+        method=method,
+        endpoint=endpoint,
+        description=description,
+        about=about,
+        effect=infer_effect(type_name, method, name),
+        auth="unknown",
         input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags) | _media(entry),
-        output_schema=output_schema(node, path, doc.resolve, doc.diags))
+        output_schema=output_schema(node, path, doc.resolve, doc.diags),
+    )
 
 
 def _target(value: Any, path: str, doc: Doc) -> tuple[str, Node] | None:
@@ -132,8 +140,7 @@ def _method(entry: Node, type_name: str | None, path: str, doc: Doc) -> str | No
     return None
 
 
-def _naming(node: Node, owner: Node, type_name: str | None, path: str,
-            doc: Doc) -> tuple[str, str]:
+def _naming(node: Node, owner: Node, type_name: str | None, path: str, doc: Doc) -> tuple[str, str]:
     """A unique machine name and a title, from the action's name or its type and entity."""
     verb = split_identifier(type_name.removesuffix("Action")) if type_name else "action"
     owner_types = local_types(owner)

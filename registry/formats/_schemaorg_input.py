@@ -20,8 +20,9 @@ _TRUE = {"true", "required", "http://schema.org/true", "https://schema.org/true"
 Resolve = Callable[[Any], Any]
 
 
-def input_schema(node: dict[str, Any], endpoint: str, path: str, resolve: Resolve,
-                 diags: list[Diagnostic]) -> dict[str, Any]:
+def input_schema(
+    node: dict[str, Any], endpoint: str, path: str, resolve: Resolve, diags: list[Diagnostic]
+) -> dict[str, Any]:
     fields: dict[str, dict[str, Any]] = {}
     required: list[str] = []
     for variable in _template_variables(endpoint):
@@ -44,8 +45,9 @@ def input_schema(node: dict[str, Any], endpoint: str, path: str, resolve: Resolv
     return schema
 
 
-def output_schema(node: dict[str, Any], path: str, resolve: Resolve,
-                  diags: list[Diagnostic]) -> dict[str, Any] | None:
+def output_schema(
+    node: dict[str, Any], path: str, resolve: Resolve, diags: list[Diagnostic]
+) -> dict[str, Any] | None:
     """What the action returns: the ``result``'s type and its ``additionalProperty`` fields."""
     result = resolve(node.get("result"))
     if not isinstance(result, dict):
@@ -65,8 +67,9 @@ def output_schema(node: dict[str, Any], path: str, resolve: Resolve,
     return schema
 
 
-def _add(found: tuple[str, dict[str, Any], bool] | None, fields: dict[str, Any],
-         required: list[str]) -> None:
+def _add(
+    found: tuple[str, dict[str, Any], bool] | None, fields: dict[str, Any], required: list[str]
+) -> None:
     if found is None:
         return
     name, spec, is_required = found
@@ -101,9 +104,12 @@ def _from_spec(prop: str, spec: Any) -> tuple[str, dict[str, Any], bool] | None:
     if isinstance(spec, str):
         words = spec.split()[:16]
         options = dict(word.split("=", 1) for word in words if "=" in word)
-        spec = {"valueName": options.get("name"), "valueRequired": "required" in words,
-                "valueMaxLength": options.get("maxlength"),
-                "valueMinLength": options.get("minlength")}
+        spec = {
+            "valueName": options.get("name"),
+            "valueRequired": "required" in words,
+            "valueMaxLength": options.get("maxlength"),
+            "valueMinLength": options.get("minlength"),
+        }
     if not isinstance(spec, dict):
         return None
     field: dict[str, Any] = {"type": "string"}
@@ -118,18 +124,25 @@ def _from_spec(prop: str, spec: Any) -> tuple[str, dict[str, Any], bool] | None:
     return name, field, _is_true(spec.get("valueRequired"))
 
 
-def _from_property(item: Any, path: str,
-                   diags: list[Diagnostic]) -> tuple[str, dict[str, Any], bool] | None:
+def _from_property(
+    item: Any, path: str, diags: list[Diagnostic]
+) -> tuple[str, dict[str, Any], bool] | None:
     """An ``object.additionalProperty`` PropertyValue: name, description, unit, bounds."""
     label = (item.get("name") or item.get("valueName")) if isinstance(item, dict) else None
     if not isinstance(label, str) or not clean_text(label, TITLE_MAX):
-        diags.append(Diagnostic(code="missing-field", path=path,
-                                message="an additionalProperty needs a name; skipped"))
+        diags.append(
+            Diagnostic(
+                code="missing-field",
+                path=path,
+                message="an additionalProperty needs a name; skipped",
+            )
+        )
         return None
-    bounds = {key: item[source] for source, key in (("minValue", "minimum"),
-                                                    ("maxValue", "maximum"))
-              if isinstance(item.get(source), int | float)
-              and not isinstance(item.get(source), bool)}
+    bounds = {
+        key: item[source]
+        for source, key in (("minValue", "minimum"), ("maxValue", "maximum"))
+        if isinstance(item.get(source), int | float) and not isinstance(item.get(source), bool)
+    }
     field: dict[str, Any] = {"type": "number" if bounds else "string", **bounds}
     name = safe_name(label.lower(), "field")
     if (title := clean_text(label, TITLE_MAX)) != name:

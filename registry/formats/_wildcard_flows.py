@@ -33,8 +33,12 @@ def read_flow(raw: Any, actions: dict[Key, Action], path: str, diags: Diagnostic
     for index, item in enumerate(as_list(flow.get("actions"))[:MAX_STEPS]):
         key = step_key(item)
         if key is None or key not in actions:
-            diag(diags, "action-skipped", f"{path}.actions[{index}]",
-                 "needs sourceId and operationId; flow skipped")
+            diag(
+                diags,
+                "action-skipped",
+                f"{path}.actions[{index}]",
+                "needs sourceId and operationId; flow skipped",
+            )
             return None
         ids[_text_or_none(as_dict(item).get("id"))] = len(steps)
         steps.append(FlowStep(action=actions[key].name))
@@ -42,18 +46,26 @@ def read_flow(raw: Any, actions: dict[Key, Action], path: str, diags: Diagnostic
         diag(diags, "missing-field", f"{path}.actions", "a flow needs actions; skipped")
         return None
     _bind(flow, flow_id, ids, steps, path, diags)
-    return Flow(name=safe_name(flow_id),
-                title=text(flow.get("title"), TITLE_MAX, f"{path}.title", diags)
-                or title_from(flow_id),
-                description=text(flow.get("description"), DESCRIPTION_MAX,
-                                 f"{path}.description", diags),
-                effect=strongest([a.effect for a in actions.values()
-                                  if a.name in {s.action for s in steps}]),
-                input_schema=_fields(as_dict(flow.get("fields"))), steps=steps)
+    return Flow(
+        name=safe_name(flow_id),
+        title=text(flow.get("title"), TITLE_MAX, f"{path}.title", diags) or title_from(flow_id),
+        description=text(flow.get("description"), DESCRIPTION_MAX, f"{path}.description", diags),
+        effect=strongest(
+            [a.effect for a in actions.values() if a.name in {s.action for s in steps}]
+        ),
+        input_schema=_fields(as_dict(flow.get("fields"))),
+        steps=steps,
+    )
 
 
-def _bind(flow: dict[str, Any], flow_id: str, ids: dict[str | None, int], steps: list[FlowStep],
-          path: str, diags: Diagnostics) -> None:
+def _bind(
+    flow: dict[str, Any],
+    flow_id: str,
+    ids: dict[str | None, int],
+    steps: list[FlowStep],
+    path: str,
+    diags: Diagnostics,
+) -> None:
     """Links -> step bindings: the flow's fields are $input, earlier responses $steps.N."""
     for index, link in enumerate(as_list(flow.get("links"))[:MAX_LINKS]):
         origin, target = as_dict(as_dict(link).get("origin")), as_dict(as_dict(link).get("target"))
@@ -63,10 +75,20 @@ def _bind(flow: dict[str, Any], flow_id: str, ids: dict[str | None, int], steps:
         param = _field(target.get("fieldPath"))
         source = _text_or_none(origin.get("actionId"))
         value = _field(origin.get("fieldPath"))
-        if step is None or not param or not value or source is None or (
-                source != flow_id and source not in ids):
-            diag(diags, "bad-binding", f"{path}.links[{index}]",
-                 "link does not join a flow field or earlier action to a later action", "info")
+        if (
+            step is None
+            or not param
+            or not value
+            or source is None
+            or (source != flow_id and source not in ids)
+        ):
+            diag(
+                diags,
+                "bad-binding",
+                f"{path}.links[{index}]",
+                "link does not join a flow field or earlier action to a later action",
+                "info",
+            )
             continue
         if source != flow_id and ids[source] >= step:
             diag(diags, "bad-binding", f"{path}.links[{index}]", "links to a later action")
@@ -75,13 +97,21 @@ def _bind(flow: dict[str, Any], flow_id: str, ids: dict[str | None, int], steps:
         steps[step].bindings[param] = ref
 
 
-def _whole_section(flow: dict[str, Any], flow_id: str, origin: dict[str, Any],
-                   target: dict[str, Any], step: FlowStep) -> bool:
+def _whole_section(
+    flow: dict[str, Any],
+    flow_id: str,
+    origin: dict[str, Any],
+    target: dict[str, Any],
+    step: FlowStep,
+) -> bool:
     """A link of the flow's whole ``parameters`` (or ``requestBody``) to an action's: every
     flow field passes through under its own name."""
     section = target.get("fieldPath")
-    if origin.get("actionId") != flow_id or section not in ("parameters", "requestBody") or (
-            origin.get("fieldPath") != section):
+    if (
+        origin.get("actionId") != flow_id
+        or section not in ("parameters", "requestBody")
+        or (origin.get("fieldPath") != section)
+    ):
         return False
     if section == "requestBody":
         step.bindings["body"] = "$input.body"
@@ -98,7 +128,7 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def _field(field_path: Any) -> str:
-    """"parameters.q" -> "q", "responses.success.data.0.id" -> "data.0.id"."""
+    """ "parameters.q" -> "q", "responses.success.data.0.id" -> "data.0.id"."""
     if not isinstance(field_path, str):
         return ""
     parts = field_path.split(".")[:16]
@@ -115,8 +145,9 @@ def _fields(fields: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(item.get("name"), str):
             continue
         name = safe_name(item["name"], "param")
-        properties[name] = {k: v for k, v in item.items() if k in ("type", "description",
-                                                                      "enum", "default")}
+        properties[name] = {
+            k: v for k, v in item.items() if k in ("type", "description", "enum", "default")
+        }
         if item.get("required") is True:
             required.append(name)
     body = fields.get("requestBody")

@@ -31,11 +31,22 @@ NAME = "a2a"
 PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_SKILLS = 128
 MAX_WORDS = 16  # tags, and examples, read of a skill for the index
-_CARD_KEYS = {"url", "supportedInterfaces", "protocolVersion", "defaultInputModes",
-              "capabilities", "preferredTransport", "additionalInterfaces"}
-_INPUT = {"type": "object", "properties": {"message": {
-    "type": "string", "description": "what to ask the agent, in natural language"}},
-    "required": ["message"]}
+_CARD_KEYS = {
+    "url",
+    "supportedInterfaces",
+    "protocolVersion",
+    "defaultInputModes",
+    "capabilities",
+    "preferredTransport",
+    "additionalInterfaces",
+}
+_INPUT = {
+    "type": "object",
+    "properties": {
+        "message": {"type": "string", "description": "what to ask the agent, in natural language"}
+    },
+    "required": ["message"],
+}
 
 
 def matches(data: Any) -> bool:
@@ -53,21 +64,38 @@ def site_url(data: dict[str, Any]) -> str | None:
     return _endpoint(data, "", [])
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str,
-                refs: References | None = None) -> Manifest:
+def to_manifest(
+    data: dict[str, Any], url: str, site: str, refs: References | None = None
+) -> Manifest:
     diags: Diagnostics = []
     endpoint = _endpoint(data, url, diags)
     auth = _auth(data)
     skills = data.get("skills")
     if not isinstance(skills, list) or not skills:
-        diag(diags, "missing-field", "$.skills", "the card lists no skills; nothing to find",
-             "error", "list what the agent can do under skills[] (id, name, description)")
-    actions = [a for i, skill in enumerate(as_list(skills)[:MAX_SKILLS])
-               if (a := _skill(skill, endpoint, auth, f"$.skills[{i}]", diags))]
+        diag(
+            diags,
+            "missing-field",
+            "$.skills",
+            "the card lists no skills; nothing to find",
+            "error",
+            "list what the agent can do under skills[] (id, name, description)",
+        )
+    actions = [
+        a
+        for i, skill in enumerate(as_list(skills)[:MAX_SKILLS])
+        if (a := _skill(skill, endpoint, auth, f"$.skills[{i}]", diags))
+    ]
     description, about = site_text(data.get("description"), "$.description", diags)
-    return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
-                    site_name=clean_text(data.get("name"), TITLE_MAX) or None,
-                    site_description=description, site_about=about)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        actions=actions,
+        diagnostics=diags,
+        site_name=clean_text(data.get("name"), TITLE_MAX) or None,
+        site_description=description,
+        site_about=about,
+    )
 
 
 def _endpoint(card: dict[str, Any], url: str, diags: Diagnostics) -> str | None:
@@ -77,8 +105,13 @@ def _endpoint(card: dict[str, Any], url: str, diags: Diagnostics) -> str | None:
     candidates.append(card.get("endpoint"))
     endpoint = next((e for c in candidates if (e := absolute(c, url))), None)
     if endpoint is None:
-        diag(diags, "missing-field", "$.url", "no interface URL; skills have no endpoint",
-             hint="set url (0.3) or supportedInterfaces[0].url (1.0)")
+        diag(
+            diags,
+            "missing-field",
+            "$.url",
+            "no interface URL; skills have no endpoint",
+            hint="set url (0.3) or supportedInterfaces[0].url (1.0)",
+        )
     return endpoint
 
 
@@ -93,8 +126,9 @@ def _auth(card: dict[str, Any]) -> Auth:
     return "unknown"
 
 
-def _skill(skill: Any, endpoint: str | None, auth: Auth, path: str,
-           diags: Diagnostics) -> Action | None:
+def _skill(
+    skill: Any, endpoint: str | None, auth: Auth, path: str, diags: Diagnostics
+) -> Action | None:
     skill = as_dict(skill)
     raw = skill.get("id") if isinstance(skill.get("id"), str) else skill.get("name")
     if not isinstance(raw, str) or not raw.strip():
@@ -105,11 +139,19 @@ def _skill(skill: Any, endpoint: str | None, auth: Auth, path: str,
     # them all (about); the display keeps three examples.
     examples = [e for e in as_list(skill.get("examples"))[:MAX_WORDS] if isinstance(e, str)]
     tags = [t for t in as_list(skill.get("tags"))[:MAX_WORDS] if isinstance(t, str)]
-    description, about = described(skill.get("description"), f"{path}.description", diags,
-                                   (*tags, *examples))
+    description, about = described(
+        skill.get("description"), f"{path}.description", diags, (*tags, *examples)
+    )
     if examples:
         description = clean_text(f"{description} Examples: {'; '.join(examples[:3])}")
-    return Action(name=name, title=clean_text(skill.get("name"), TITLE_MAX) or title_from(name),
-                  description=description, about=about, method="POST" if endpoint else None,
-                  endpoint=endpoint, effect=infer_effect(None, None, name), auth=auth,
-                  input_schema=_INPUT)
+    return Action(
+        name=name,
+        title=clean_text(skill.get("name"), TITLE_MAX) or title_from(name),
+        description=description,
+        about=about,
+        method="POST" if endpoint else None,
+        endpoint=endpoint,
+        effect=infer_effect(None, None, name),
+        auth=auth,
+        input_schema=_INPUT,
+    )

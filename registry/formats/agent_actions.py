@@ -61,8 +61,15 @@ PATHS = ("/.well-known/agent-actions.json",)
 MAX_ACTIONS = 256  # stop work early; the facade caps again
 OUTPUT_KEYS = ("output", "output_schema")
 _AUTH: dict[str, Auth] = {
-    "none": "none", "api_key": "api_key", "apikey": "api_key", "api-key": "api_key",
-    "oauth2": "oauth2", "oauth": "oauth2", "grant": "grant", "unknown": "unknown"}
+    "none": "none",
+    "api_key": "api_key",
+    "apikey": "api_key",
+    "api-key": "api_key",
+    "oauth2": "oauth2",
+    "oauth": "oauth2",
+    "grant": "grant",
+    "unknown": "unknown",
+}
 _CURRENCY = re.compile(r"[A-Z]{3}")
 _FIELD = re.compile(r"[A-Za-z0-9_-]{1,64}(?:\.[A-Za-z0-9_-]{1,64}){0,7}")
 
@@ -76,7 +83,8 @@ def matches(data: Any) -> bool:
     actions = data.get("actions")
     return isinstance(actions, list) and any(
         isinstance(item, dict) and {"method", "path", "effect"} <= item.keys()
-        for item in actions[:MAX_ACTIONS])
+        for item in actions[:MAX_ACTIONS]
+    )
 
 
 def site_url(data: dict[str, Any]) -> Any:
@@ -84,8 +92,9 @@ def site_url(data: dict[str, Any]) -> Any:
     return info.get("url") if isinstance(info, dict) else info
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str,
-                refs: References | None = None) -> Manifest:
+def to_manifest(
+    data: dict[str, Any], url: str, site: str, refs: References | None = None
+) -> Manifest:
     diags: Diagnostics = []
     info = data.get("site")
     if isinstance(info, str):  # the site alone: a host ("shop.example") or its URL
@@ -99,9 +108,16 @@ def to_manifest(data: dict[str, Any], url: str, site: str,
     flows = read_flows(data.get("flows"), {action.name: action for action in actions}, diags)
     description, about = site_text(info.get("description"), "$.site.description", diags)
     return Manifest(
-        site=site, url=url, format=NAME, actions=actions, flows=flows, diagnostics=diags,
+        site=site,
+        url=url,
+        format=NAME,
+        actions=actions,
+        flows=flows,
+        diagnostics=diags,
         site_name=clean_text(info.get("name"), TITLE_MAX) or None,
-        site_description=description, site_about=about)
+        site_description=description,
+        site_about=about,
+    )
 
 
 def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
@@ -109,8 +125,13 @@ def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
     if items is None:
         diag(diags, "missing-field", "$.actions", "no actions list", "error")
     actions: list[Action] = read_each(
-        items, "$.actions", MAX_ACTIONS, diags,
-        lambda item, path: _action(item, base, path, diags), severity="error")
+        items,
+        "$.actions",
+        MAX_ACTIONS,
+        diags,
+        lambda item, path: _action(item, base, path, diags),
+        severity="error",
+    )
     if isinstance(items, list) and items and not actions:
         diag(diags, "no-valid-actions", "$.actions", "no action could be read", "error")
     return actions
@@ -125,13 +146,17 @@ def _action(item: Any, base: str, path: str, diags: Diagnostics) -> Action | Non
     return Action(
         name=name,
         title=text(item.get("title"), TITLE_MAX, f"{path}.title", diags) or title_from(name),
-        description=description, about=about,
-        method=method, endpoint=_endpoint(item, base, path, diags),
+        description=description,
+        about=about,
+        method=method,
+        endpoint=_endpoint(item, base, path, diags),
         effect=_effect(item.get("effect"), method, name, path, diags),
         input_schema=json_schema(item, INPUT_KEYS, path, diags) or {"type": "object"},
         output_schema=json_schema(item, OUTPUT_KEYS, path, diags),
         scope=clean_text(item.get("scope"), TITLE_MAX) or None,
-        auth=_auth(item.get("auth"), path, diags), cost=_cost(item.get("cost"), path, diags))
+        auth=_auth(item.get("auth"), path, diags),
+        cost=_cost(item.get("cost"), path, diags),
+    )
 
 
 def _endpoint(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> str | None:
@@ -147,8 +172,12 @@ def _endpoint(item: dict[str, Any], base: str, path: str, diags: Diagnostics) ->
 def _effect(value: Any, method: str | None, name: str, path: str, diags: Diagnostics) -> Effect:
     if value in EFFECTS:
         if value == "read" and method not in (None, "GET", "HEAD"):
-            diag(diags, "effect-mismatch", f"{path}.effect",
-                 f"declared read, but the method is {method}")
+            diag(
+                diags,
+                "effect-mismatch",
+                f"{path}.effect",
+                f"declared read, but the method is {method}",
+            )
         return cast(Effect, value)
     if value is not None:
         diag(diags, "invalid-type", f"{path}.effect", f"unknown effect; one of {EFFECTS}")
@@ -177,6 +206,10 @@ def _cost(value: Any, path: str, diags: Diagnostics) -> dict[str, Any] | None:
             return {"amount": amount, "currency": currency.upper()}
         if amount is None and isinstance(field, str) and _FIELD.fullmatch(field):
             return {"field": field, "currency": currency.upper()}
-    diag(diags, "invalid-type", f"{path}.cost",
-         "cost needs a currency code and an amount >= 0, or the input field that holds it")
+    diag(
+        diags,
+        "invalid-type",
+        f"{path}.cost",
+        "cost needs a currency code and an amount >= 0, or the input field that holds it",
+    )
     return None

@@ -40,22 +40,41 @@ NAME = "agents-json"
 PATHS = ("/.well-known/agents.json",)
 MAX_ITEMS = 256
 _LISTS = ("actions", "data", "endpoints", "agents", "tools")
-_MARKERS = {*_LISTS, "flows", "capabilities", "interfaces", "api", "schema_version",
-            "schemaVersion", "openapi_spec"}
+_MARKERS = {
+    *_LISTS,
+    "flows",
+    "capabilities",
+    "interfaces",
+    "api",
+    "schema_version",
+    "schemaVersion",
+    "openapi_spec",
+}
 _JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object"}
 _AUTH: dict[str, Auth] = {
-    "none": "none", "public": "none", "api_key": "api_key", "apikey": "api_key",
-    "bearer": "api_key", "token": "api_key", "oauth": "oauth2", "oauth2": "oauth2"}
+    "none": "none",
+    "public": "none",
+    "api_key": "api_key",
+    "apikey": "api_key",
+    "bearer": "api_key",
+    "token": "api_key",
+    "oauth": "oauth2",
+    "oauth2": "oauth2",
+}
 
 
 def matches(data: Any) -> bool:
     if isinstance(data, list):  # a bare list of agents or services, not JSON-LD
         items = [item for item in data[:16] if isinstance(item, dict)]
-        return bool(items) and all("name" in i and not {"@type", "@context"} & i.keys()
-                                   for i in items)
-    return (isinstance(data, dict) and not {"@context", "@type", "@graph"} & data.keys()
-            and isinstance(data.get("name", data.get("schema")), str)
-            and bool(_MARKERS & data.keys()))
+        return bool(items) and all(
+            "name" in i and not {"@type", "@context"} & i.keys() for i in items
+        )
+    return (
+        isinstance(data, dict)
+        and not {"@context", "@type", "@graph"} & data.keys()
+        and isinstance(data.get("name", data.get("schema")), str)
+        and bool(_MARKERS & data.keys())
+    )
 
 
 def site_url(data: Any) -> Any:
@@ -67,21 +86,37 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
     diags: Diagnostics = []
     if isinstance(data, list):
         data = {"agents": data}
-    base = absolute(as_dict(data.get("api")).get("base_url"), url) or absolute(
-        data.get("url") or data.get("homepage"), url) or url
+    base = (
+        absolute(as_dict(data.get("api")).get("base_url"), url)
+        or absolute(data.get("url") or data.get("homepage"), url)
+        or url
+    )
     actions = _actions(data, base, diags)
     _references(data, refs)
     flows, extra = _adhoc_flows.flows(data, url, refs, diags)
     actions += [a for a in extra if a.name not in {b.name for b in actions}]
     if not actions:
-        diag(diags, "no-actions", "$", "this agents.json lists no actions an agent can call",
-             "error", "list operations under actions[] (name, method, path, description), or "
-                      "publish /.well-known/agent-actions.json")
+        diag(
+            diags,
+            "no-actions",
+            "$",
+            "this agents.json lists no actions an agent can call",
+            "error",
+            "list operations under actions[] (name, method, path, description), or "
+            "publish /.well-known/agent-actions.json",
+        )
     description, about = site_text(data.get("description"), "$.description", diags)
-    return Manifest(site=site, url=url, format=NAME, actions=actions, flows=flows,
-                    diagnostics=diags,
-                    site_name=clean_text(data.get("name"), TITLE_MAX) or None,
-                    site_description=description, site_about=about)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        actions=actions,
+        flows=flows,
+        diagnostics=diags,
+        site_name=clean_text(data.get("name"), TITLE_MAX) or None,
+        site_description=description,
+        site_about=about,
+    )
 
 
 def _items(data: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -90,8 +125,10 @@ def _items(data: dict[str, Any]) -> list[tuple[str, Any]]:
     sources = [(key, data.get(key)) for key in _LISTS] + [("api.endpoints", api.get("endpoints"))]
     for key, value in sources:
         if isinstance(value, dict):  # {"search": "https://..."} or {"search": {...}}
-            value = [{"name": k, **(v if isinstance(v, dict) else {"url": v})}
-                     for k, v in list(value.items())[:MAX_ITEMS]]
+            value = [
+                {"name": k, **(v if isinstance(v, dict) else {"url": v})}
+                for k, v in list(value.items())[:MAX_ITEMS]
+            ]
         found += [(f"$.{key}[{i}]", item) for i, item in enumerate(as_list(value)[:MAX_ITEMS])]
     return found[:MAX_ITEMS]
 
@@ -106,29 +143,39 @@ def _actions(data: dict[str, Any], base: str, diags: Diagnostics) -> list[Action
 
 
 def _action(item: dict[str, Any], base: str, path: str, diags: Diagnostics) -> Action | None:
-    target = next((item[k] for k in ("endpoint", "url", "path") if isinstance(item.get(k), str)),
-                  None)
+    target = next(
+        (item[k] for k in ("endpoint", "url", "path") if isinstance(item.get(k), str)), None
+    )
     raw = item.get("id") if isinstance(item.get("id"), str) else item.get("name")
     if not isinstance(raw, str) or not raw.strip():
         raw = f"{item.get('method', '')} {target or ''}".strip()
     if not raw or target is None:
-        diag(diags, "action-skipped", path, "needs a name and an endpoint, url or path",
-             hint="give each action name, method and path")
+        diag(
+            diags,
+            "action-skipped",
+            path,
+            "needs a name and an endpoint, url or path",
+            hint="give each action name, method and path",
+        )
         return None
     name, method = safe_name(raw), http_method(item.get("method"), f"{path}.method", diags)
-    effect = item["effect"] if item.get("effect") in EFFECTS else infer_effect(
-        None, method, name)
+    effect = item["effect"] if item.get("effect") in EFFECTS else infer_effect(None, method, name)
     label = clean_text(item.get("title") or item.get("name"), TITLE_MAX)
     description, about = described(item.get("description"), f"{path}.description", diags)
     return Action(
-        name=name, title=label if " " in label else title_from(label or name),
-        description=description, about=about,
-        method=method, endpoint=absolute(target, base), effect=effect,
+        name=name,
+        title=label if " " in label else title_from(label or name),
+        description=description,
+        about=about,
+        method=method,
+        endpoint=absolute(target, base),
+        effect=effect,
         auth=_AUTH.get(str(item.get("auth", "")).lower(), "unknown"),
         input_schema=json_schema(item, ("input_schema", "inputSchema", "parameters"), path, diags)
         or {"type": "object"},
         output_schema=json_schema(item, ("output_schema", "outputSchema"), path, diags)
-        or _fields(item.get("fields")))
+        or _fields(item.get("fields")),
+    )
 
 
 def _fields(fields: Any) -> dict[str, Any] | None:
@@ -141,7 +188,8 @@ def _fields(fields: Any) -> dict[str, Any] | None:
             known = kind.lower() in _JSON_TYPES
             properties[safe_name(key, "field")] = {
                 "type": kind.lower() if known else "string",
-                "description": clean_text(rest.lstrip(" -—–:") if known else value)}
+                "description": clean_text(rest.lstrip(" -—–:") if known else value),
+            }
     return {"type": "object", "properties": properties} if properties else None
 
 

@@ -33,8 +33,9 @@ def site_url(data: dict[str, Any]) -> Any:
     return next((as_dict(c).get("anchor") for c in as_list(data.get("linkset"))[:1]), None)
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str,
-                refs: References | None = None) -> Manifest:
+def to_manifest(
+    data: dict[str, Any], url: str, site: str, refs: References | None = None
+) -> Manifest:
     refs = refs or References(url)
     diags: Diagnostics = []
     actions: list[Action] = []
@@ -42,16 +43,32 @@ def to_manifest(data: dict[str, Any], url: str, site: str,
     for path, href in descs:
         spec = refs.get(href, path, diags)
         if spec is not None and not is_openapi(spec):
-            diag(diags, "invalid-reference", path, "service-desc is not an OpenAPI document",
-                 hint="point service-desc at the API's OpenAPI description")
+            diag(
+                diags,
+                "invalid-reference",
+                path,
+                "service-desc is not an OpenAPI document",
+                hint="point service-desc at the API's OpenAPI description",
+            )
         elif spec is not None:
             actions += [a for _, a in operations(spec, refs.add(href) or url, diags)]
     if not descs:
-        diag(diags, "no-actions", "$.linkset", "no service-desc link; no operations to read",
-             "warning", 'add {"service-desc": [{"href": ".../openapi.json"}]} to each API')
+        diag(
+            diags,
+            "no-actions",
+            "$.linkset",
+            "no service-desc link; no operations to read",
+            "warning",
+            'add {"service-desc": [{"href": ".../openapi.json"}]} to each API',
+        )
     elif not actions:
-        diag(diags, "references-only", "$.linkset",
-             "operations come from the service-desc documents listed in references", "info")
+        diag(
+            diags,
+            "references-only",
+            "$.linkset",
+            "operations come from the service-desc documents listed in references",
+            "info",
+        )
     return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags)
 
 

@@ -44,13 +44,19 @@ def matches(data: Any) -> bool:
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
         return False
     return bool({"specVersion", "host"} & data.keys()) or any(
-        _looks_like_entry(e) for e in data["entries"][:8])
+        _looks_like_entry(e) for e in data["entries"][:8]
+    )
 
 
 def _looks_like_entry(entry: Any) -> bool:
-    return (isinstance(entry, dict) and ("url" in entry or "data" in entry)
-            and (terms.identifier(entry.get("identifier")) is not None
-                 or terms.media_type(entry.get("type", entry.get("mediaType"))) is not None))
+    return (
+        isinstance(entry, dict)
+        and ("url" in entry or "data" in entry)
+        and (
+            terms.identifier(entry.get("identifier")) is not None
+            or terms.media_type(entry.get("type", entry.get("mediaType"))) is not None
+        )
+    )
 
 
 def is_catalog(entry: dict[str, Any]) -> bool:
@@ -68,19 +74,34 @@ def entry_name(entry: dict[str, Any]) -> str:
     return safe_name(raw) if raw else ""
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str,
-                refs: References | None = None) -> Manifest:
+def to_manifest(
+    data: dict[str, Any], url: str, site: str, refs: References | None = None
+) -> Manifest:
     refs = refs or References(url)
     diags: Diagnostics = []
     actions: list[Action] = []
     _entries(data, "$", url, site, refs, actions, diags, 0)
     host = as_dict(data.get("host"))
-    return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
-                    site_name=clean_text(host.get("displayName"), TITLE_MAX) or None)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        actions=actions,
+        diagnostics=diags,
+        site_name=clean_text(host.get("displayName"), TITLE_MAX) or None,
+    )
 
 
-def _entries(catalog: dict[str, Any], path: str, url: str, site: str, refs: References,
-             actions: list[Action], diags: Diagnostics, depth: int) -> None:
+def _entries(
+    catalog: dict[str, Any],
+    path: str,
+    url: str,
+    site: str,
+    refs: References,
+    actions: list[Action],
+    diags: Diagnostics,
+    depth: int,
+) -> None:
     for index, entry in enumerate(as_list(catalog.get("entries"))[:MAX_ENTRIES]):
         where = f"{path}.entries[{index}]"
         if not isinstance(entry, dict):
@@ -118,21 +139,32 @@ def _publisher_ok(identifier: Any, site: str, path: str, diags: Diagnostics) -> 
     urn = terms.identifier(identifier)
     parts = urn.split(":") if urn else []
     if len(parts) < 4:
-        diag(diags, "invalid-identifier", f"{path}.identifier",
-             "identifier is not urn:air:<publisher>:<name>", "warning",
-             f"use urn:air:{site}:<namespace>:<name>")
+        diag(
+            diags,
+            "invalid-identifier",
+            f"{path}.identifier",
+            "identifier is not urn:air:<publisher>:<name>",
+            "warning",
+            f"use urn:air:{site}:<namespace>:<name>",
+        )
         return True
     publisher = parts[2].lower()
     if same_origin(f"https://{publisher}/", site) or same_origin(f"https://{site}/", publisher):
         return True
-    diag(diags, "spoofed-publisher", f"{path}.identifier",
-         f"publisher {publisher[:100]} is not the hosting site {site}; entry refused", "error",
-         f"publish this entry on {publisher[:100]}, or use urn:air:{site}:...")
+    diag(
+        diags,
+        "spoofed-publisher",
+        f"{path}.identifier",
+        f"publisher {publisher[:100]} is not the hosting site {site}; entry refused",
+        "error",
+        f"publish this entry on {publisher[:100]}, or use urn:air:{site}:...",
+    )
     return False
 
 
-def _action(entry: dict[str, Any], url: str, refs: References, path: str,
-            diags: Diagnostics) -> Action | None:
+def _action(
+    entry: dict[str, Any], url: str, refs: References, path: str, diags: Diagnostics
+) -> Action | None:
     label = entry.get("displayName") if isinstance(entry.get("displayName"), str) else ""
     name = entry_name(entry)
     if not name:
@@ -142,12 +174,22 @@ def _action(entry: dict[str, Any], url: str, refs: References, path: str,
     if endpoint:
         refs.add(endpoint)
     # How people ask for it and what it can do: the display keeps a few, the index all of them.
-    lists = [[q for q in as_list(entry.get(key))[:MAX_WORDS] if isinstance(q, str)]
-             for key in ("representativeQueries", "capabilities")]
-    description, about = described(entry.get("description"), f"{path}.description", diags,
-                                   tuple(q for said in lists for q in said))
+    lists = [
+        [q for q in as_list(entry.get(key))[:MAX_WORDS] if isinstance(q, str)]
+        for key in ("representativeQueries", "capabilities")
+    ]
+    description, about = described(
+        entry.get("description"),
+        f"{path}.description",
+        diags,
+        tuple(q for said in lists for q in said),
+    )
     description = clean_text(" ".join([description, *[q for s in lists for q in s[:8]]]))
-    return Action(name=name, title=clean_text(label, TITLE_MAX) or title_from(name),
-                  description=description, about=about if about != description else "",
-                  endpoint=endpoint,
-                  effect=infer_effect(None, None, name))
+    return Action(
+        name=name,
+        title=clean_text(label, TITLE_MAX) or title_from(name),
+        description=description,
+        about=about if about != description else "",
+        endpoint=endpoint,
+        effect=infer_effect(None, None, name),
+    )

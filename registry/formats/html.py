@@ -64,8 +64,9 @@ def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
         if isinstance(item, dict | list):
             if depth > limit:
                 return True
-            stack.extend((child, depth + 1) for child in
-                         (item.values() if isinstance(item, dict) else item))
+            stack.extend(
+                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+            )
     return False
 
 
@@ -88,7 +89,7 @@ def _as_utf8(body: bytes) -> bytes:
     encoding, bom = read_bom(body)
     encoding = encoding or html_body_declared_encoding(body) or "utf-8"
     try:
-        text = body[len(bom or b""):].decode(encoding, errors="replace")
+        text = body[len(bom or b"") :].decode(encoding, errors="replace")
     except LookupError:
         text = body.decode("utf-8", errors="replace")
     return text.encode("utf-8", errors="replace")
@@ -145,8 +146,9 @@ def _rdfa(url: str, html: bytes, tree: Any) -> list[Any]:
     return [{"@context": "https://schema.org", "@graph": graph}] if graph else []
 
 
-def _compact(node: dict[str, Any], subjects: set[Any],
-             blanks: dict[str, str]) -> dict[str, Any] | None:
+def _compact(
+    node: dict[str, Any], subjects: set[Any], blanks: dict[str, str]
+) -> dict[str, Any] | None:
     """{"https://schema.org/name": [{"@value": "x"}]} -> {"name": "x"}; other vocabularies
     dropped; {"@id": iri} of a node not on the page becomes the plain IRI (a URL value)."""
 
@@ -163,8 +165,9 @@ def _compact(node: dict[str, Any], subjects: set[Any],
     out: dict[str, Any] = {}
     ident = node.get("@id")
     if isinstance(ident, str):
-        out["@id"] = blanks.setdefault(ident, f"_:b{len(blanks)}") if ident.startswith(
-            "_:") else ident
+        out["@id"] = (
+            blanks.setdefault(ident, f"_:b{len(blanks)}") if ident.startswith("_:") else ident
+        )
     if "@type" in node:
         out["@type"] = node["@type"]
     for key, values in node.items():

@@ -22,8 +22,9 @@ NAME = "llms-txt"
 PATHS = ("/llms.txt",)
 MAX_LINES = 5_000
 _MARKDOWN = re.compile(r"^(?:## |> |[-*] )|\]\(", re.MULTILINE)
-_ROBOTS = re.compile(r"^\s*(?:user-agent|disallow|allow|sitemap|crawl-delay)\s*:",
-                     re.MULTILINE | re.IGNORECASE)
+_ROBOTS = re.compile(
+    r"^\s*(?:user-agent|disallow|allow|sitemap|crawl-delay)\s*:", re.MULTILINE | re.IGNORECASE
+)
 _LINK = re.compile(r"\[[^\]\n]{0,300}\]\(\s*([^)\s]{1,2048})[^)\n]{0,300}\)")
 
 
@@ -33,8 +34,7 @@ def matches(data: Any) -> bool:
         return False
     head = data[:16_384]
     first = next((line for line in head.splitlines() if line.strip()), "")
-    return (first.startswith("# ") and bool(_MARKDOWN.search(head))
-            and not _ROBOTS.search(head))
+    return first.startswith("# ") and bool(_MARKDOWN.search(head)) and not _ROBOTS.search(head)
 
 
 def to_manifest(data: str, url: str, site: str, refs: References | None = None) -> Manifest:
@@ -51,11 +51,29 @@ def to_manifest(data: str, url: str, site: str, refs: References | None = None) 
         for target in _LINK.findall(line):
             wanted = section == "actions" or refs.names_a_manifest(target)
             if wanted and refs.add(target) is None:
-                diag(diags, "invalid-reference", f"$.lines[{number}]",
-                         "not an http(s) link; ignored", "info")
+                diag(
+                    diags,
+                    "invalid-reference",
+                    f"$.lines[{number}]",
+                    "not an http(s) link; ignored",
+                    "info",
+                )
     if not in_actions:
-        diag(diags, "no-actions-section", "$", "no '## Actions' section", "info",
-             "add '## Actions' with links to your agent-actions.json or OpenAPI document")
+        diag(
+            diags,
+            "no-actions-section",
+            "$",
+            "no '## Actions' section",
+            "info",
+            "add '## Actions' with links to your agent-actions.json or OpenAPI document",
+        )
     description, about = site_text(summary, "$.summary", diags)
-    return Manifest(site=site, url=url, format=NAME, site_name=title or None,
-                    site_description=description, site_about=about, diagnostics=diags)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        site_name=title or None,
+        site_description=description,
+        site_about=about,
+        diagnostics=diags,
+    )

@@ -48,15 +48,19 @@ def _is_server(data: Any) -> bool:
     if not isinstance(tools, list):
         return bool(_SERVER_KEYS & data.keys())
     return bool((_SERVER_KEYS | _TRANSPORT_KEYS) & data.keys()) or any(
-        "inputSchema" in as_dict(t) for t in tools[:16])
+        "inputSchema" in as_dict(t) for t in tools[:16]
+    )
 
 
 def _servers(data: Any) -> list[Any] | None:
     """The server list of a registry page or seed; None for a single server."""
     if isinstance(data, dict) and isinstance(data.get("servers"), list):
         # {"servers": [{"server": {...}}]}; OpenAPI also has "servers", holding URLs
-        found = [item["server"] for item in data["servers"] if isinstance(as_dict(item).get(
-            "server"), dict)]
+        found = [
+            item["server"]
+            for item in data["servers"]
+            if isinstance(as_dict(item).get("server"), dict)
+        ]
         return found or None
     if isinstance(data, list) and data and all(_is_server(item) for item in data[:8]):
         return data
@@ -76,29 +80,46 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
     diags: Diagnostics = []
     servers = _servers(data)
     if servers is not None:
-        actions = [a for i, s in enumerate(servers[:256])
-                   if (a := _server(as_dict(s), url, f"$.servers[{i}]", diags))]
+        actions = [
+            a
+            for i, s in enumerate(servers[:256])
+            if (a := _server(as_dict(s), url, f"$.servers[{i}]", diags))
+        ]
         return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags)
     server = _server(data, url, "$", diags)
     endpoint = server.endpoint if server else None
     tools = data.get("tools", as_dict(data.get("capabilities")).get("tools"))
     actions = [server] if server else []
-    actions += [a for i, tool in enumerate(as_list(tools)[:MAX_TOOLS])
-                if (a := _tool(tool, endpoint, f"$.tools[{i}]", diags))]
+    actions += [
+        a
+        for i, tool in enumerate(as_list(tools)[:MAX_TOOLS])
+        if (a := _tool(tool, endpoint, f"$.tools[{i}]", diags))
+    ]
     info = as_dict(data.get("serverInfo"))
     # Said (and diagnosed) once already, by the server's action.
     description, about = site_text(data.get("description") or info.get("description"), "$", [])
-    return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags,
-                    site_name=clean_text(data.get("title") or data.get("name")
-                                         or info.get("name"), TITLE_MAX) or None,
-                    site_description=description, site_about=about)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        actions=actions,
+        diagnostics=diags,
+        site_name=clean_text(data.get("title") or data.get("name") or info.get("name"), TITLE_MAX)
+        or None,
+        site_description=description,
+        site_about=about,
+    )
 
 
 def _endpoint(data: dict[str, Any], url: str) -> str | None:
     candidates = [as_dict(r).get("url") for r in as_list(data.get("remotes"))[:8]]
     transport = data.get("transport")
-    candidates += [as_dict(transport).get("url"), data.get("serverUrl"), data.get("endpoint"),
-                   data.get("url")]
+    candidates += [
+        as_dict(transport).get("url"),
+        data.get("serverUrl"),
+        data.get("endpoint"),
+        data.get("url"),
+    ]
     return next((e for c in candidates if (e := absolute(c, url))), None)
 
 
@@ -106,19 +127,32 @@ def _server(data: dict[str, Any], url: str, path: str, diags: Diagnostics) -> Ac
     info = as_dict(data.get("serverInfo"))
     raw = data.get("name") if isinstance(data.get("name"), str) else info.get("name")
     if not isinstance(raw, str) or not raw.strip():
-        diag(diags, "missing-field", f"{path}.name", "a server needs a name; skipped",
-             hint="name the server, e.g. io.github.owner/server")
+        diag(
+            diags,
+            "missing-field",
+            f"{path}.name",
+            "a server needs a name; skipped",
+            hint="name the server, e.g. io.github.owner/server",
+        )
         return None
     name = safe_name(raw.rsplit("/", 1)[-1])
-    title = clean_text(data.get("title") or data.get("displayName") or data.get("display_name"),
-                       TITLE_MAX)
-    description, about = described(data.get("description") or info.get("description"),
-                                   f"{path}.description", diags)
+    title = clean_text(
+        data.get("title") or data.get("displayName") or data.get("display_name"), TITLE_MAX
+    )
+    description, about = described(
+        data.get("description") or info.get("description"), f"{path}.description", diags
+    )
     endpoint = _endpoint(data, url)
     # Connecting to a server is not itself a read or a write; what it can do is unknown.
-    return Action(name=name, title=title or title_from(name), description=description,
-                  about=about, endpoint=endpoint, method="POST" if endpoint else None,
-                  effect="write")
+    return Action(
+        name=name,
+        title=title or title_from(name),
+        description=description,
+        about=about,
+        endpoint=endpoint,
+        method="POST" if endpoint else None,
+        effect="write",
+    )
 
 
 def _tool(tool: Any, endpoint: str | None, path: str, diags: Diagnostics) -> Action | None:
@@ -132,14 +166,17 @@ def _tool(tool: Any, endpoint: str | None, path: str, diags: Diagnostics) -> Act
     schema = tool.get("inputSchema", tool.get("input_schema"))
     output = tool.get("outputSchema")
     description, about = described(tool.get("description"), f"{path}.description", diags)
-    return Action(name=name, title=clean_text(hints.get("title") or tool.get("title"), TITLE_MAX)
-                  or title_from(name),
-                  description=description, about=about,
-                  endpoint=endpoint, method="POST" if endpoint else None,
-                  effect=_effect(hints, name),
-                  input_schema=clean_schema(schema) if isinstance(schema, dict)
-                  else {"type": "object"},
-                  output_schema=clean_schema(output) if isinstance(output, dict) else None)
+    return Action(
+        name=name,
+        title=clean_text(hints.get("title") or tool.get("title"), TITLE_MAX) or title_from(name),
+        description=description,
+        about=about,
+        endpoint=endpoint,
+        method="POST" if endpoint else None,
+        effect=_effect(hints, name),
+        input_schema=clean_schema(schema) if isinstance(schema, dict) else {"type": "object"},
+        output_schema=clean_schema(output) if isinstance(output, dict) else None,
+    )
 
 
 def _effect(hints: dict[str, Any], name: str) -> Effect:

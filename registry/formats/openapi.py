@@ -34,16 +34,35 @@ def site_url(data: dict[str, Any]) -> str | None:
     return base_url(data, "") or None
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str,
-                refs: References | None = None) -> Manifest:
+def to_manifest(
+    data: dict[str, Any], url: str, site: str, refs: References | None = None
+) -> Manifest:
     diags: Diagnostics = []
     if not is_openapi(data):
-        diag(diags, "missing-field", "$.openapi", "no openapi (or swagger) version field",
-             hint='start the document with "openapi": "3.1.0"')
+        diag(
+            diags,
+            "missing-field",
+            "$.openapi",
+            "no openapi (or swagger) version field",
+            hint='start the document with "openapi": "3.1.0"',
+        )
     actions = [action for _, action in operations(data, url, diags)]
     if not actions and not any(d.severity == "error" for d in diags):
-        diag(diags, "no-actions", "$.paths", "the document lists no operations",
-             hint="describe at least one operation under paths")
+        diag(
+            diags,
+            "no-actions",
+            "$.paths",
+            "the document lists no operations",
+            hint="describe at least one operation under paths",
+        )
     name, description, about = spec_title(data)
-    return Manifest(site=site, url=url, format=NAME, site_name=name, site_description=description,
-                    site_about=about, actions=actions, diagnostics=diags)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        site_name=name,
+        site_description=description,
+        site_about=about,
+        actions=actions,
+        diagnostics=diags,
+    )

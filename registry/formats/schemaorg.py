@@ -28,14 +28,25 @@ PATHS = ("/", "/.well-known/agents.json")
 LINK_RELS = ("describedby",)  # <link rel="describedby" type="application/ld+json">
 MAX_ACTIONS = 256
 # Where a site describes itself; WebSite wins over WebAPI over an organisation.
-_SITE_TYPES = {"WebSite": 0, "WebAPI": 1, "WebApplication": 1, "Organization": 2, "Corporation": 2,
-               "LocalBusiness": 2, "Restaurant": 2, "Store": 2, "NewsMediaOrganization": 2}
+_SITE_TYPES = {
+    "WebSite": 0,
+    "WebAPI": 1,
+    "WebApplication": 1,
+    "Organization": 2,
+    "Corporation": 2,
+    "LocalBusiness": 2,
+    "Restaurant": 2,
+    "Store": 2,
+    "NewsMediaOrganization": 2,
+}
 
 
 def matches(data: Any) -> bool:
     items = data if isinstance(data, list) else [data]
-    return any(isinstance(item, dict) and {"@context", "@graph", "@type"} & item.keys()
-               for item in items[:100])
+    return any(
+        isinstance(item, dict) and {"@context", "@graph", "@type"} & item.keys()
+        for item in items[:100]
+    )
 
 
 def site_url(data: Any) -> Any:
@@ -43,8 +54,9 @@ def site_url(data: Any) -> Any:
     either way a page on the site."""
     best: tuple[int, Any] = (9, None)
     for node, _ in Graph(data, []).nodes:
-        rank = min((_SITE_TYPES.get(t, 3 if t == "WebPage" else 9) for t in local_types(node)),
-                   default=9)
+        rank = min(
+            (_SITE_TYPES.get(t, 3 if t == "WebPage" else 9) for t in local_types(node)), default=9
+        )
         if rank < best[0] and isinstance(node.get("url"), str):
             best = (rank, node["url"])
     return best[1]
@@ -71,9 +83,15 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
             refs.add(docs.get("url") if isinstance(docs, dict) else docs)
     description, about = site_text(site_entity.get("description"), "$.description", doc.diags)
     return Manifest(
-        site=site, url=url, format=NAME, actions=actions, diagnostics=doc.diags,
+        site=site,
+        url=url,
+        format=NAME,
+        actions=actions,
+        diagnostics=doc.diags,
         site_name=clean_text(site_entity.get("name"), TITLE_MAX) or None,
-        site_description=description, site_about=about)
+        site_description=description,
+        site_about=about,
+    )
 
 
 def _potential_actions(doc: Doc) -> list[tuple[Node, Node, str]]:

@@ -20,8 +20,10 @@ from lxml import etree
 MAX_FORMS, MAX_FIELDS = 32, 64
 # Paths that select elements: each call returns a list of them (lxml's stub says any XPath result).
 _FORMS = cast("Callable[[Any], list[Any]]", etree.XPath("//form[@toolname]"))
-_FIELDS = cast("Callable[[Any], list[Any]]",
-               etree.XPath(".//input[@name] | .//select[@name] | .//textarea[@name]"))
+_FIELDS = cast(
+    "Callable[[Any], list[Any]]",
+    etree.XPath(".//input[@name] | .//select[@name] | .//textarea[@name]"),
+)
 _SKIP_TYPES = {"submit", "button", "reset", "image", "hidden", "file"}
 
 
@@ -31,8 +33,14 @@ def webmcp_items(url: str, tree: Any) -> list[dict[str, Any]]:
     actions = [action for action in actions if action]
     if not actions:
         return []
-    return [{"@context": "https://schema.org", "@type": "WebPage", "url": url,
-             "potentialAction": actions}]
+    return [
+        {
+            "@context": "https://schema.org",
+            "@type": "WebPage",
+            "url": url,
+            "potentialAction": actions,
+        }
+    ]
 
 
 def _action(url: str, form: Any) -> dict[str, Any] | None:
@@ -45,12 +53,19 @@ def _action(url: str, form: Any) -> dict[str, Any] | None:
     names = [spec["valueName"] for spec in fields]
     if method == "GET" and names and "{" not in target:
         target = f"{target.split('?')[0]}{{?{','.join(names)}}}"
-    entry = {"@type": "EntryPoint", "urlTemplate": target,
-             "httpMethod": "POST" if method == "POST" else "GET"}
+    entry = {
+        "@type": "EntryPoint",
+        "urlTemplate": target,
+        "httpMethod": "POST" if method == "POST" else "GET",
+    }
     if method == "POST":
         entry["encodingType"] = form.get("enctype") or "application/x-www-form-urlencoded"
-    action: dict[str, Any] = {"@type": "Action", "name": name,
-                              "description": form.get("tooldescription") or "", "target": entry}
+    action: dict[str, Any] = {
+        "@type": "Action",
+        "name": name,
+        "description": form.get("tooldescription") or "",
+        "target": entry,
+    }
     for spec in fields:
         action[f"{spec['valueName']}-input"] = spec
     return action
@@ -62,14 +77,24 @@ def _field(form: Any, field: Any) -> dict[str, Any] | None:
     name = field.get("name", "").strip()
     if not name or "{" in name or "}" in name or "," in name:
         return None
-    spec: dict[str, Any] = {"@type": "PropertyValueSpecification", "valueName": name,
-                            "valueRequired": field.get("required") is not None}
-    for attribute, key in (("maxlength", "valueMaxLength"), ("minlength", "valueMinLength"),
-                           ("pattern", "valuePattern")):
+    spec: dict[str, Any] = {
+        "@type": "PropertyValueSpecification",
+        "valueName": name,
+        "valueRequired": field.get("required") is not None,
+    }
+    for attribute, key in (
+        ("maxlength", "valueMaxLength"),
+        ("minlength", "valueMinLength"),
+        ("pattern", "valuePattern"),
+    ):
         if field.get(attribute):
             spec[key] = field.get(attribute)
-    description = field.get("toolparamdescription") or field.get("aria-label") or _label(
-        form, field) or field.get("placeholder")
+    description = (
+        field.get("toolparamdescription")
+        or field.get("aria-label")
+        or _label(form, field)
+        or field.get("placeholder")
+    )
     if description:
         spec["description"] = description
     return spec

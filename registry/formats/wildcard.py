@@ -32,32 +32,57 @@ def matches(data: Any) -> bool:
     return isinstance(data, dict) and "agentsJson" in data
 
 
-def to_manifest(data: dict[str, Any], url: str, site: str,
-                refs: References | None = None) -> Manifest:
+def to_manifest(
+    data: dict[str, Any], url: str, site: str, refs: References | None = None
+) -> Manifest:
     refs = refs or References(url)
     diags: Diagnostics = []
     flows_raw = as_list(data.get("flows"))[:MAX_FLOWS]
-    wanted = {key for flow in flows_raw for a in as_list(as_dict(flow).get("actions"))
-              if (key := step_key(a)) is not None}
+    wanted = {
+        key
+        for flow in flows_raw
+        for a in as_list(as_dict(flow).get("actions"))
+        if (key := step_key(a)) is not None
+    }
     actions = _resolve(data, wanted, url, refs, diags)
-    flows = [f for i, raw in enumerate(flows_raw)
-             if (f := read_flow(raw, actions, f"$.flows[{i}]", diags))]
+    flows = [
+        f
+        for i, raw in enumerate(flows_raw)
+        if (f := read_flow(raw, actions, f"$.flows[{i}]", diags))
+    ]
     if not flows:
-        diag(diags, "no-valid-flows" if flows_raw else "missing-field", "$.flows",
-             "no usable flow; nothing for agents to find", "error",
-             "list the flows agents may run, each with an id and its actions")
+        diag(
+            diags,
+            "no-valid-flows" if flows_raw else "missing-field",
+            "$.flows",
+            "no usable flow; nothing for agents to find",
+            "error",
+            "list the flows agents may run, each with an id and its actions",
+        )
     if not isinstance(data.get("sources"), list):
-        diag(diags, "invalid-type", "$.sources", "sources must be a list of OpenAPI documents",
-             hint='"sources": [{"id": "api", "path": "https://.../openapi.yaml"}]')
+        diag(
+            diags,
+            "invalid-type",
+            "$.sources",
+            "sources must be a list of OpenAPI documents",
+            hint='"sources": [{"id": "api", "path": "https://.../openapi.yaml"}]',
+        )
     info = as_dict(data.get("info"))
-    return Manifest(site=site, url=url, format=NAME, actions=list(actions.values()), flows=flows,
-                    site_name=clean_text(info.get("title"), TITLE_MAX) or None,
-                    site_description=clean_text(info.get("description")) or None,
-                    diagnostics=diags)
+    return Manifest(
+        site=site,
+        url=url,
+        format=NAME,
+        actions=list(actions.values()),
+        flows=flows,
+        site_name=clean_text(info.get("title"), TITLE_MAX) or None,
+        site_description=clean_text(info.get("description")) or None,
+        diagnostics=diags,
+    )
 
 
-def _resolve(data: dict[str, Any], wanted: set[Key], url: str, refs: References,
-             diags: Diagnostics) -> dict[Key, Action]:
+def _resolve(
+    data: dict[str, Any], wanted: set[Key], url: str, refs: References, diags: Diagnostics
+) -> dict[Key, Action]:
     """The wanted operations, from each source's OpenAPI when available, else bare actions."""
     found: dict[Key, Action] = {}
     for index, source in enumerate(as_list(data.get("sources"))[:16]):
@@ -65,9 +90,15 @@ def _resolve(data: dict[str, Any], wanted: set[Key], url: str, refs: References,
         spec = refs.get(source.get("path"), f"{path}.path", diags)
         source_id = source.get("id")
         if spec is None or not is_openapi(spec):
-            diag(diags, "unresolved-reference", f"{path}.path", "the OpenAPI source is not "
-                 "available here; its operations are kept by name, without a method or "
-                 "endpoint to call", "info")
+            diag(
+                diags,
+                "unresolved-reference",
+                f"{path}.path",
+                "the OpenAPI source is not "
+                "available here; its operations are kept by name, without a method or "
+                "endpoint to call",
+                "info",
+            )
             continue
         spec_url = refs.add(source.get("path")) or url
         ops = {op for sid, op in wanted if sid == source_id}
@@ -82,8 +113,11 @@ def _resolve(data: dict[str, Any], wanted: set[Key], url: str, refs: References,
 def _by_name(source_id: str, operation_id: str) -> Action:
     """An operation known only by its id, which Wildcard leads with the source's id
     ("giphy_get_gifs_search"): no method, no endpoint, the effect from the words after it."""
-    return Action(name=safe_name(operation_id), title=title_from(operation_id),
-                  effect=effect_of_id(operation_id, prefix=source_id))
+    return Action(
+        name=safe_name(operation_id),
+        title=title_from(operation_id),
+        effect=effect_of_id(operation_id, prefix=source_id),
+    )
 
 
 def _override(data: dict[str, Any], found: dict[Key, Action], diags: Diagnostics) -> None:
@@ -96,9 +130,15 @@ def _override(data: dict[str, Any], found: dict[Key, Action], diags: Diagnostics
         field_path = item.get("fieldPath")
         target = fields.get(field_path) if isinstance(field_path, str) else None
         if target is None or not all(isinstance(k, str) for k in key) or key not in found:
-            diag(diags, "override-ignored", path, "only summary or description of an "
-                 "operation used by a flow can be overridden", "info")
+            diag(
+                diags,
+                "override-ignored",
+                path,
+                "only summary or description of an operation used by a flow can be overridden",
+                "info",
+            )
             continue
         value = clean_text(item.get("value"), target[1])
-        found[key] = found[key].model_copy(update={target[0]: value or getattr(
-            found[key], target[0])})
+        found[key] = found[key].model_copy(
+            update={target[0]: value or getattr(found[key], target[0])}
+        )

@@ -36,8 +36,7 @@ from registry.model.identifiers import split_identifier
 from registry.model.results import result_payload
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
-RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth",
-              "same_origin")
+RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth", "same_origin")
 # Stored so a page can be grouped (per site, a flow's steps under it) without the payload.
 STORED_FIELDS = ("id", "kind", "site", "key", "step")
 # ``all`` is every text part of an action (name split, title, type and effect words, titles of
@@ -58,8 +57,9 @@ def build_schema() -> tantivy.Schema:
         # new term per document, they cost a quarter of tantivy's build time. Raw values keep
         # no frequencies or positions: each is said once, and a filter is a plain match.
         analyzer = "raw" if name in RAW_FIELDS else NO_TERMS
-        builder.add_text_field(name, stored=name in STORED_FIELDS, tokenizer_name=analyzer,
-                               index_option="basic")
+        builder.add_text_field(
+            name, stored=name in STORED_FIELDS, tokenizer_name=analyzer, index_option="basic"
+        )
     for name in TEXT_FIELDS:
         # No positions: queries are bags of terms, and positions cost build time and space.
         # ``head`` keeps no frequencies either: saying its verb twice makes no action more so.
@@ -92,8 +92,13 @@ class SiteInfo:
     @classmethod
     def of(cls, site: Site) -> SiteInfo:
         words = [with_parts(site.name), with_parts(site.description), split_identifier(site.host)]
-        return cls(site.host, DUMP(domains(site.host)), " ".join(filter(None, words)),
-                   site_words(site.name, site.description, site.about), site.about or "")
+        return cls(
+            site.host,
+            DUMP(domains(site.host)),
+            " ".join(filter(None, words)),
+            site_words(site.name, site.description, site.about),
+            site.about or "",
+        )
 
 
 def _document(fields: str, text: str, payload: str, site: SiteInfo, about: str = "") -> str:
@@ -106,8 +111,9 @@ def _document(fields: str, text: str, payload: str, site: SiteInfo, about: str =
     payload_b64 = b64encode(payload.encode()).decode()
     about = " ".join(filter(None, [about, site.whole]))
     more = f'"about":{DUMP(about)},' if about else ""
-    return (f'{{"domain":{site.domains},"all":{DUMP(text)},{more}"payload":"{payload_b64}",'
-            f'{fields[1:]}')
+    return (
+        f'{{"domain":{site.domains},"all":{DUMP(text)},{more}"payload":"{payload_b64}",{fields[1:]}'
+    )
 
 
 def action_document(site: SiteInfo, parts: ActionParts, flows: Sequence[str]) -> str:
@@ -118,17 +124,27 @@ def action_document(site: SiteInfo, parts: ActionParts, flows: Sequence[str]) ->
 
 def steps_of(row: Any) -> list[dict[str, Any]]:
     steps = [s for s in row.steps or [] if isinstance(s, dict) and s.get("action")]
-    return [{"action": str(s["action"]), "title": s.get("title"),
-             "bindings": s.get("bindings") or {}} for s in steps]
+    return [
+        {"action": str(s["action"]), "title": s.get("title"), "bindings": s.get("bindings") or {}}
+        for s in steps
+    ]
 
 
 def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
     """A flow, worked out whole at build time: sites have few."""
     effect, steps = known_effect(row.effect), steps_of(row)
     step_text = " ".join(f"{split_identifier(s['action'])} {s['title'] or ''}" for s in steps)
-    fields = {"id": row.id, "kind": "flow", "site": site.host, "key": row.name,
-              "effect": effect, "format": source["format"],
-              "same_origin": "true", "auth": "unknown", "step": [s["action"] for s in steps]}
+    fields = {
+        "id": row.id,
+        "kind": "flow",
+        "site": site.host,
+        "key": row.name,
+        "effect": effect,
+        "format": source["format"],
+        "same_origin": "true",
+        "auth": "unknown",
+        "step": [s["action"] for s in steps],
+    }
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
     params = param_text(row.input_schema)
@@ -136,11 +152,25 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
     text = [names, title, cached_type_words(None, effect), step_text, row.description, params]
     fields["vec"] = stored_b64(" ".join(filter(None, [*text, site.about])))
     text.append(site.text)
-    payload = result_payload({
-        "id": row.id, "kind": "flow", "site": site.host, "name": row.name, "title": row.title,
-        "description": row.description, "effect": effect, "type": None, "method": None,
-        "endpoint": None, "auth": "unknown", "scope": None, "steps": steps, "source": source,
-    }, {"input_schema": row.input_schema, "output_schema": None, "cost": None})
+    payload = result_payload(
+        {
+            "id": row.id,
+            "kind": "flow",
+            "site": site.host,
+            "name": row.name,
+            "title": row.title,
+            "description": row.description,
+            "effect": effect,
+            "type": None,
+            "method": None,
+            "endpoint": None,
+            "auth": "unknown",
+            "scope": None,
+            "steps": steps,
+            "source": source,
+        },
+        {"input_schema": row.input_schema, "output_schema": None, "cost": None},
+    )
     return _document(DUMP(without_empty(fields)), " ".join(filter(None, text)), payload, site)
 
 

@@ -118,8 +118,9 @@ class ActionIndex:
                 _save_state(folder, watermark)
             self.synced_at = began
         took = (time.perf_counter() - started) * 1000
-        return SyncStats(self.generation, len(stale), len(gone), docs, took,
-                         len(changes.sites), changes.full)
+        return SyncStats(
+            self.generation, len(stale), len(gone), docs, took, len(changes.sites), changes.full
+        )
 
     @classmethod
     def rebuild(cls, path: Path | str, session: Session) -> SyncStats:
@@ -136,8 +137,13 @@ class ActionIndex:
             index = register(tantivy.Index(SCHEMA, path=str(folder)))
             changes = read_changes(session, None)
             with collector_paused():
-                docs = write(index, [], site_documents(session, sorted(changes.sites)),
-                              REBUILD_HEAP, REBUILD_THREADS)
+                docs = write(
+                    index,
+                    [],
+                    site_documents(session, sorted(changes.sites)),
+                    REBUILD_HEAP,
+                    REBUILD_THREADS,
+                )
             _save_state(folder, changes.watermark)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -145,8 +151,15 @@ class ActionIndex:
         swap_current(root, folder)
         remove_older(root, folder)
         took = (time.perf_counter() - started) * 1000
-        return SyncStats(generation_number(folder.name) or 0, len(changes.sites), 0, docs,
-                         took, len(changes.sites), True)
+        return SyncStats(
+            generation_number(folder.name) or 0,
+            len(changes.sites),
+            0,
+            docs,
+            took,
+            len(changes.sites),
+            True,
+        )
 
     def _refresh(self) -> None:
         """Reopen if ``current`` moved. On any trouble, keep serving what is open."""
@@ -164,10 +177,7 @@ class ActionIndex:
 
 
 def _usable(folder: Path) -> bool:
-    return (
-        read_state(folder).get("schema") == INDEX_VERSION
-        and tantivy.Index.exists(str(folder))
-    )
+    return read_state(folder).get("schema") == INDEX_VERSION and tantivy.Index.exists(str(folder))
 
 
 def _save_state(folder: Path, watermark: int) -> None:

@@ -29,30 +29,37 @@ def site_documents(session: Session, hosts: Sequence[str]) -> Iterator[str]:
     for start in range(0, len(hosts), SITE_BATCH):
         chunk = hosts[start : start + SITE_BATCH]
         batch = session.scalars(select(Site).where(Site.host.in_(chunk)))
-        yield from _batch_documents(session.connection(),
-                                    {site.id: SiteInfo.of(site) for site in batch})
+        yield from _batch_documents(
+            session.connection(), {site.id: SiteInfo.of(site) for site in batch}
+        )
 
 
 def _columns(table: Any, names: str) -> list[Any]:
-    return [cast(table.c[n], Text).label(n) if n in PAYLOAD_JSON else table.c[n]
-            for n in names.split()]
+    return [
+        cast(table.c[n], Text).label(n) if n in PAYLOAD_JSON else table.c[n] for n in names.split()
+    ]
 
 
-_STORED_COLUMNS = _columns(ActionRow.__table__,
-                           "site_id name index_version index_fields index_text payload "
-                           "about")
-_ACTION_COLUMNS = _columns(ActionRow.__table__, "id site_id name title description about type "
-                           "effect method endpoint input_schema output_schema scope auth cost "
-                           "same_origin")
-_FLOW_COLUMNS = _columns(FlowRow.__table__, "id site_id name title description effect "
-                         "input_schema steps")
+_STORED_COLUMNS = _columns(
+    ActionRow.__table__, "site_id name index_version index_fields index_text payload about"
+)
+_ACTION_COLUMNS = _columns(
+    ActionRow.__table__,
+    "id site_id name title description about type "
+    "effect method endpoint input_schema output_schema scope auth cost "
+    "same_origin",
+)
+_FLOW_COLUMNS = _columns(
+    FlowRow.__table__, "id site_id name title description effect input_schema steps"
+)
 
 
 def _batch_documents(conn: Connection, sites: dict[int, SiteInfo]) -> Iterator[str]:
     flows = conn.execute(
         select(*_FLOW_COLUMNS, Document.url, Document.format)
         .join(Document, FlowRow.document_id == Document.id)
-        .where(FlowRow.site_id.in_(sites)).order_by(FlowRow.id)
+        .where(FlowRow.site_id.in_(sites))
+        .order_by(FlowRow.id)
     ).all()
     # An action is also found by the titles of the flows it is a step of.
     flow_titles: dict[tuple[int, str], list[str]] = defaultdict(list)

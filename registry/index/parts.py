@@ -48,7 +48,10 @@ class ActionParts:
 
 
 def action_parts(
-    row: Any, json_texts: dict[str, str | None], host: str, source: dict[str, str],
+    row: Any,
+    json_texts: dict[str, str | None],
+    host: str,
+    source: dict[str, str],
     about: str = "",
 ) -> ActionParts:
     """``row``: an ActionRow, or a row of its columns; ``json_texts``: its JSON columns
@@ -61,29 +64,56 @@ def action_parts(
     name = split_identifier(row.name)
     names, title = name_text(row.name, name, row.title)
     params = param_text(json_texts["input_schema"])
-    fields = {"id": row.id, "kind": "action", "site": host, "key": row.name,
-              "effect": effect, "format": source["format"], "type": kind.lower(),
-              "method": (row.method or "").upper(), "auth": known_auth(row.auth),
-              "same_origin": "true" if row.same_origin else "false",
-              "head": head(name, row.title, row.type), "params": params}
+    fields = {
+        "id": row.id,
+        "kind": "action",
+        "site": host,
+        "key": row.name,
+        "effect": effect,
+        "format": source["format"],
+        "type": kind.lower(),
+        "method": (row.method or "").upper(),
+        "auth": known_auth(row.auth),
+        "same_origin": "true" if row.same_origin else "false",
+        "head": head(name, row.title, row.type),
+        "params": params,
+    }
     words = [names, title, cached_type_words(row.type, effect)]
     index_text = " ".join(filter(None, [*words, row.description, params]))
     # What it means (registry.index.vectors), 32 bytes: its whole text with its site's words
     # ("Worldwide Recipes: Food API" says what "Get Suggestions" suggests).
     meaning = [*words, row.about or row.description, params, about]
     fields["vec"] = stored_b64(" ".join(filter(None, meaning)))
-    return ActionParts(DUMP(without_empty(fields)), index_text,
-                       action_payload(row, json_texts, host, source), row.about or "")
+    return ActionParts(
+        DUMP(without_empty(fields)),
+        index_text,
+        action_payload(row, json_texts, host, source),
+        row.about or "",
+    )
 
 
-def action_payload(row: Any, json_texts: dict[str, str | None], host: str,
-                   source: dict[str, str]) -> str:
+def action_payload(
+    row: Any, json_texts: dict[str, str | None], host: str, source: dict[str, str]
+) -> str:
     """The action's result JSON (GET /find's, minus the score): what ``payload`` stores."""
-    return result_payload({
-        "id": row.id, "kind": "action", "site": host, "name": row.name, "title": row.title,
-        "description": row.description, "effect": known_effect(row.effect), "type": row.type,
-        "method": row.method, "endpoint": row.endpoint, "auth": known_auth(row.auth),
-        "scope": row.scope, "source": source}, json_texts)
+    return result_payload(
+        {
+            "id": row.id,
+            "kind": "action",
+            "site": host,
+            "name": row.name,
+            "title": row.title,
+            "description": row.description,
+            "effect": known_effect(row.effect),
+            "type": row.type,
+            "method": row.method,
+            "endpoint": row.endpoint,
+            "auth": known_auth(row.auth),
+            "scope": row.scope,
+            "source": source,
+        },
+        json_texts,
+    )
 
 
 def json_texts(row: Any) -> dict[str, str | None]:
@@ -152,8 +182,11 @@ def _said(text: str | None, words: str) -> bool:
     if not text:
         return False
     plain = text.lower()
-    return plain == words or plain.replace("_", " ") == words or \
-        " ".join(WORD_RUNS.findall(plain)) == words
+    return (
+        plain == words
+        or plain.replace("_", " ") == words
+        or " ".join(WORD_RUNS.findall(plain)) == words
+    )
 
 
 def name_text(name: str, words: str, title: str | None) -> tuple[str, str]:

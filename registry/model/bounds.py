@@ -15,8 +15,7 @@ from pydantic import StringConstraints
 # registry.model.schemas.stable_id. Nothing else is an id, so nothing else is looked up.
 ID_CHARS = 24
 ID_PATTERN = rf"^[0-9a-f]{{{ID_CHARS}}}$"
-Id = Annotated[str, StringConstraints(min_length=ID_CHARS, max_length=ID_CHARS,
-                                      pattern=ID_PATTERN)]
+Id = Annotated[str, StringConstraints(min_length=ID_CHARS, max_length=ID_CHARS, pattern=ID_PATTERN)]
 
 # A site as a person or an agent names it: a host in any case, an IDN in Unicode or A-labels,
 # or its URL (registry.store.site_list.find_site reads each). A host is at most 253 characters

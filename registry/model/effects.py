@@ -18,9 +18,7 @@ _VERBS: dict[str, Effect] = {
     **dict.fromkeys(("discover", "track", "get", "list", "lookup", "fetch", "browse"), "read"),
     **dict.fromkeys(("buy", "order", "pay", "rent", "donate", "tip", "reserve"), "spend"),
     "preorder": "spend",
-    **dict.fromkeys(
-        ("send", "communicate", "share", "reply", "comment", "ask", "invite"), "send"
-    ),
+    **dict.fromkeys(("send", "communicate", "share", "reply", "comment", "ask", "invite"), "send"),
     **dict.fromkeys(("inform", "confirm", "rsvp", "email", "message"), "send"),
     **dict.fromkeys(("delete", "remove", "cancel", "unsubscribe"), "delete"),
 }
@@ -59,8 +57,8 @@ def effect_of_id(identifier: str, prefix: str = "") -> Effect:
     generator's namespace, "giphy" in "giphy_get_gifs"), a trailing HTTP method word
     ("dm_events_get") taken as the method when the leading verb says nothing."""
     words, lead = split_identifier(identifier).split(), split_identifier(prefix).split()
-    if lead and words[:len(lead)] == lead:
-        words = words[len(lead):]
+    if lead and words[: len(lead)] == lead:
+        words = words[len(lead) :]
     method = words[-1].upper() if words and words[-1].upper() in HTTP_METHODS else None
     return infer_effect(None, method, "_".join(words))
 

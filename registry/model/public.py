@@ -17,8 +17,10 @@ from pydantic import Field
 
 from registry.model.schemas import Auth, Effect, StrictModel
 
-APPROVAL = ("True when calling it spends money, sends something in the person's name or "
-            "deletes something (effect spend, send or delete): ask your person first")
+APPROVAL = (
+    "True when calling it spends money, sends something in the person's name or "
+    "deletes something (effect spend, send or delete): ask your person first"
+)
 COST = "{amount, currency}, or {field, currency}: the amount is that input field"
 
 
@@ -47,8 +49,9 @@ class ActionFields(StrictModel):
     type: str | None
     method: str | None
     endpoint: str | None = Field(description="Absolute URL or RFC 6570 template")
-    auth: Auth = Field(description="What calling it needs; a flow's is unknown (see its "
-                                   "steps' actions)")
+    auth: Auth = Field(
+        description="What calling it needs; a flow's is unknown (see its steps' actions)"
+    )
     scope: str | None
     cost: dict[str, Any] | None = Field(description=COST)
     input_schema: dict[str, Any]
@@ -81,8 +84,7 @@ class ActionDetail(Detail):
 class ResolvedStep(StrictModel):
     action: str = Field(description="The step's action, by name on the same site")
     title: str | None
-    bindings: dict[str, str] = Field(
-        description="Parameter -> $input.<field> or $steps.<N>.<path>")
+    bindings: dict[str, str] = Field(description="Parameter -> $input.<field> or $steps.<N>.<path>")
     resolved: ActionDetail | None = Field(description="The action; null if it is not stored")
 
 
@@ -105,8 +107,9 @@ class PreparedCall(StrictModel):
 
     method: str
     url: str
-    headers: dict[str, str] = Field(description="Content-Type and any header parameters; "
-                                                "credentials are the caller's to add")
+    headers: dict[str, str] = Field(
+        description="Content-Type and any header parameters; credentials are the caller's to add"
+    )
     body: str | None = Field(description="The exact body text (JSON or a form); null: none")
     needs_approval: bool = Field(description=APPROVAL)
     effect: Effect

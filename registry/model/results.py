@@ -54,8 +54,9 @@ def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) ->
         raise KeyError(f"result payload fields: {sorted(missing)}")
     values = dict(values)
     values["needs_approval"] = needs_approval(values["effect"])
-    spliced = ",".join(f'"{name}":{text or PAYLOAD_JSON[name]}'
-                       for name, text in json_texts.items())
+    spliced = ",".join(
+        f'"{name}":{text or PAYLOAD_JSON[name]}' for name, text in json_texts.items()
+    )
     return f"{_DUMP(values)[:-1]},{spliced}}}"
 
 
@@ -63,8 +64,9 @@ class Shortened(StrictModel):
     """Said when a request had more words than one search scores: it was searched by
     its rarest."""
 
-    terms: list[str] = Field(description="The words searched: the request's rarest in the "
-                                         "index, in its own order")
+    terms: list[str] = Field(
+        description="The words searched: the request's rarest in the index, in its own order"
+    )
     dropped: int = Field(description="How many of the request's words were left out")
 
 
@@ -78,15 +80,19 @@ class SiteResult(StrictModel):
 
 class FindResponse(StrictModel):
     query: str
-    results: list[FindResult] = Field(description="Best first; empty with group=site (see "
-                                                  "`sites`)")
-    sites: list[SiteResult] | None = Field(None, exclude_if=absent, description=(
-        "With group=site only: one entry per site, best first"))
-    shortened: Shortened | None = Field(None, exclude_if=absent, description=(
-        "Present only when the request was searched by some of its words"))
+    results: list[FindResult] = Field(description="Best first; empty with group=site (see `sites`)")
+    sites: list[SiteResult] | None = Field(
+        None,
+        exclude_if=absent,
+        description=("With group=site only: one entry per site, best first"),
+    )
+    shortened: Shortened | None = Field(
+        None,
+        exclude_if=absent,
+        description=("Present only when the request was searched by some of its words"),
+    )
     took_ms: float
 
     def public(self) -> dict[str, Any]:
         """The wire form shared by GET /find and `find --json`: only flows carry ``steps``."""
         return self.model_dump(mode="json")
-

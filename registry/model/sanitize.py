@@ -103,7 +103,7 @@ def clean_schema(schema: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        key = _visible(str(key))[:NAME_MAX * 2]
+        key = _visible(str(key))[: NAME_MAX * 2]
         if key in ("title", "description") and isinstance(value, str):
             out[key] = clean_text(value, TITLE_MAX if key == "title" else DESCRIPTION_MAX)
         else:

@@ -28,14 +28,24 @@ MAX_REF_DEPTH = 32
 MAX_EXPANDED = 20_000
 
 # Where validation looks for subschemas (2020-12, and draft-07's spellings a site may use).
-_ONE = ("additionalProperties", "items", "contains", "not", "if", "then", "else",
-        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
-        "contentSchema")
+_ONE = (
+    "additionalProperties",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+    "contentSchema",
+)
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 _MAPS = ("properties", "patternProperties", "dependentSchemas")
 _KINDS = {str: "string", int: "number", float: "number", list: "list", type(None): "null"}
-_IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-                       "dependentSchemas"})
+_IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"})
 
 
 def _retrieve_nothing(uri: str) -> Resource[Any]:
@@ -91,8 +101,9 @@ class _Expansion:
     def __init__(self) -> None:
         self.sizes: dict[int, tuple[int, int]] = {}  # id(target) -> (size, reference height)
 
-    def node(self, schema: Any, resolver: Any, chain: tuple[int, ...], loop: frozenset[int]
-             ) -> tuple[int, int]:
+    def node(
+        self, schema: Any, resolver: Any, chain: tuple[int, ...], loop: frozenset[int]
+    ) -> tuple[int, int]:
         """``loop``: the references followed since the last keyword that descends."""
         if not isinstance(schema, dict):
             return 1, 0
@@ -107,27 +118,33 @@ class _Expansion:
             size, deep = self.node(sub, resolver, chain, loop if in_place else frozenset())
             total, height = total + size, max(height, deep)
             if total > MAX_EXPANDED:
-                raise _Refused(f"its input schema expands to more than {MAX_EXPANDED} nodes "
-                               "once its references are followed")
+                raise _Refused(
+                    f"its input schema expands to more than {MAX_EXPANDED} nodes "
+                    "once its references are followed"
+                )
         return total, height
 
-    def ref(self, ref: str, resolver: Any, chain: tuple[int, ...], loop: frozenset[int]
-            ) -> tuple[int, int]:
+    def ref(
+        self, ref: str, resolver: Any, chain: tuple[int, ...], loop: frozenset[int]
+    ) -> tuple[int, int]:
         try:
             resolved = resolver.lookup(ref)
         except Unresolvable:
-            raise _Refused(f"its $ref {ref[:200]!r} is not in the schema itself "
-                           "(references are never fetched)") from None
+            raise _Refused(
+                f"its $ref {ref[:200]!r} is not in the schema itself (references are never fetched)"
+            ) from None
         except Exception:  # referencing reads the target as a schema and fails
             raise _Refused(f"its $ref {ref[:200]!r} does not name a schema") from None
         target = resolved.contents
         if not isinstance(target, dict | bool):
-            raise _Refused(f"its $ref {ref[:200]!r} names a {_KINDS.get(type(target), 'value')}"
-                           ", not a schema")
+            raise _Refused(
+                f"its $ref {ref[:200]!r} names a {_KINDS.get(type(target), 'value')}, not a schema"
+            )
         key = id(target)
         if key in loop:
-            raise _Refused(f"its $ref {ref[:200]!r} refers back to itself without "
-                           "descending into the input")
+            raise _Refused(
+                f"its $ref {ref[:200]!r} refers back to itself without descending into the input"
+            )
         if key in chain:
             return 1, 0  # recursion: validation descends only as deep as the input
         if len(chain) >= MAX_REF_DEPTH:

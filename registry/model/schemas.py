@@ -1,7 +1,7 @@
 """The one action model every format normalises into, and the types that cross stage arrows.
 
-    crawler --RawDocument--> formats.normalise --Manifest--> service.promote_site --> rows
-    rows --> index --> search --FindResult (registry.model.results)--> api / cli
+crawler --RawDocument--> formats.normalise --Manifest--> service.promote_site --> rows
+rows --> index --> search --FindResult (registry.model.results)--> api / cli
 """
 
 from __future__ import annotations
@@ -58,9 +58,13 @@ class Action(StrictModel):
     # For the index only, never shown: the whole description and what else the publisher wrote
     # of the action (summary, tags, examples), sanitised, up to sanitize.INDEX_TEXT_MAX, scored
     # in an index field of its own ("" when it would say no more than ``description``).
-    about: str = Field("", description=(
-        "What the index reads beyond description: the publisher's whole text, sanitised "
-        "(results show description only)"))
+    about: str = Field(
+        "",
+        description=(
+            "What the index reads beyond description: the publisher's whole text, sanitised "
+            "(results show description only)"
+        ),
+    )
     type: str | None = None  # Schema.org Action type when known, e.g. "SearchAction"
     effect: Effect
     method: str | None = None

@@ -40,10 +40,12 @@ def intake_url(text: str) -> str:
     text = text.strip()
     if not text or len(text) > MAX_URL:
         raise ValueError(f"a URL must have 1 to {MAX_URL} characters")
-    if any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in text) or \
-            _ENCODED_CONTROL.search(text):  # C0, DEL and C1 (NEL, U+0085, ends a line too)
-        raise ValueError(f"{text!r} contains control characters (such as CR or LF, raw or "
-                         "percent-encoded)")
+    if any(
+        ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in text
+    ) or _ENCODED_CONTROL.search(text):  # C0, DEL and C1 (NEL, U+0085, ends a line too)
+        raise ValueError(
+            f"{text!r} contains control characters (such as CR or LF, raw or percent-encoded)"
+        )
     url = text if "://" in text else f"https://{text}/"
     try:
         parts = urlsplit(url)
@@ -75,8 +77,11 @@ def a_label(host: str) -> str:
 
 # Scripts a single label may mix without looking like another name (UTS #39 "highly
 # restrictive": Latin with the scripts written beside it in Japanese, Chinese and Korean).
-_MIXABLE = ({"LATIN", "CJK", "HIRAGANA", "KATAKANA"}, {"LATIN", "CJK", "BOPOMOFO"},
-            {"LATIN", "CJK", "HANGUL"})
+_MIXABLE = (
+    {"LATIN", "CJK", "HIRAGANA", "KATAKANA"},
+    {"LATIN", "CJK", "BOPOMOFO"},
+    {"LATIN", "CJK", "HANGUL"},
+)
 
 
 def _script(char: str) -> str | None:

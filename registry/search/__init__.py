@@ -9,5 +9,14 @@ it) and explains scores. Imports flow one way: search -> index."""
 from registry.search.contract import MAX_LIMIT, MAX_OFFSET, PER_SITE, FindQuery, first_problem
 from registry.search.query import Page, find, page_json, search
 
-__all__ = ["MAX_LIMIT", "MAX_OFFSET", "PER_SITE", "FindQuery", "Page", "find", "first_problem",
-           "page_json", "search"]
+__all__ = [
+    "MAX_LIMIT",
+    "MAX_OFFSET",
+    "PER_SITE",
+    "FindQuery",
+    "Page",
+    "find",
+    "first_problem",
+    "page_json",
+    "search",
+]

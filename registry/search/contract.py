@@ -59,13 +59,19 @@ def _query(q: str) -> str:
 
 
 # The pattern is checked by the validator (a readable message); the schema only shows it.
-Host = Annotated[str, Field(json_schema_extra={"pattern": HOST_PATTERN}),
-                 _matching(HOST_PATTERN, "must be a host or domain such as shop.example "
-                                         "(with :port if not default)"),
-                 AfterValidator(str.lower)]
-Token = Annotated[str, Field(json_schema_extra={"pattern": TOKEN_PATTERN}),
-                  _matching(TOKEN_PATTERN, "must be a short name such as SearchAction, "
-                                           "openapi or POST")]
+Host = Annotated[
+    str,
+    Field(json_schema_extra={"pattern": HOST_PATTERN}),
+    _matching(
+        HOST_PATTERN, "must be a host or domain such as shop.example (with :port if not default)"
+    ),
+    AfterValidator(str.lower),
+]
+Token = Annotated[
+    str,
+    Field(json_schema_extra={"pattern": TOKEN_PATTERN}),
+    _matching(TOKEN_PATTERN, "must be a short name such as SearchAction, openapi or POST"),
+]
 
 
 def _values(description: str) -> Any:
@@ -77,12 +83,20 @@ class FindQuery(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    q: Annotated[str, Field(
-        description=f"What the agent wants to do, in its own words: at most {MAX_QUERY_CHARS} "
-                    f"characters. A request of more than {MAX_TERMS} words is searched by its "
-                    f"{MAX_TERMS} rarest in the index (the response's `shortened` says which)",
-        json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS,
-                           "pattern": QUERY_PATTERN}), AfterValidator(_query)]
+    q: Annotated[
+        str,
+        Field(
+            description=f"What the agent wants to do, in its own words: at most {MAX_QUERY_CHARS} "
+            f"characters. A request of more than {MAX_TERMS} words is searched by its "
+            f"{MAX_TERMS} rarest in the index (the response's `shortened` says which)",
+            json_schema_extra={
+                "minLength": 1,
+                "maxLength": MAX_QUERY_CHARS,
+                "pattern": QUERY_PATTERN,
+            },
+        ),
+        AfterValidator(_query),
+    ]
     limit: int = Field(LIMIT, ge=1, le=MAX_LIMIT, description="Results on the page")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Results skipped (later pages)")
     effect: list[Effect] = _values("What the action does; repeatable")
@@ -91,20 +105,36 @@ class FindQuery(BaseModel):
     format: list[Token] = _values("Source format, e.g. agent-actions; repeatable")
     method: list[Token] = _values("HTTP method, e.g. POST; repeatable")
     auth: list[Auth] = _values("What calling it needs; repeatable")
-    origin: Origin = Field("same", description=(
-        "Whose endpoints: `same` (default) only those on the site's own domain, `cross` only "
-        "those on another registrable domain, `any` both"))
+    origin: Origin = Field(
+        "same",
+        description=(
+            "Whose endpoints: `same` (default) only those on the site's own domain, `cross` only "
+            "those on another registrable domain, `any` both"
+        ),
+    )
     # A boolean in the schema: absent is the only "null" a query string can say.
     same_origin: Annotated[bool | None, WithJsonSchema({"type": "boolean"})] = Field(
-        None, deprecated="use origin", description=(
+        None,
+        deprecated="use origin",
+        description=(
             "Old form of `origin`, used only when `origin` is absent: true = `same`, "
-            "false = `cross`"))
+            "false = `cross`"
+        ),
+    )
     explain: bool = Field(False, description="Add each result's score breakdown")
-    per_site: int = Field(PER_SITE, ge=1, le=MAX_PER_SITE,
-                          description="Results per site on one page (a site filter lifts it)")
-    group: Group = Field("action", description=(
-        "`action` (default): `results`, one per action or flow; `site`: `sites`, one per site "
-        "(best first) with its best `per_site` actions; `limit` and `offset` then count sites"))
+    per_site: int = Field(
+        PER_SITE,
+        ge=1,
+        le=MAX_PER_SITE,
+        description="Results per site on one page (a site filter lifts it)",
+    )
+    group: Group = Field(
+        "action",
+        description=(
+            "`action` (default): `results`, one per action or flow; `site`: `sites`, one per site "
+            "(best first) with its best `per_site` actions; `limit` and `offset` then count sites"
+        ),
+    )
 
     @property
     def origins(self) -> Origin:

@@ -18,13 +18,17 @@ def term_query(field_name: str, value: str) -> tantivy.Query:
 
 def _any_of(field_name: str, values: Sequence[str]) -> tantivy.Query:
     return tantivy.Query.boolean_query(
-        [(tantivy.Occur.Should, term_query(field_name, v)) for v in dict.fromkeys(values)])
+        [(tantivy.Occur.Should, term_query(field_name, v)) for v in dict.fromkeys(values)]
+    )
 
 
 # How each ``origin`` selects on the ``same_origin`` field. Endpoints on another registrable
 # domain are left out of default results (DESIGN.md).
-_ORIGIN_CLAUSES = {"same": [(tantivy.Occur.MustNot, "false")],
-                   "cross": [(tantivy.Occur.Must, "false")], "any": []}
+_ORIGIN_CLAUSES = {
+    "same": [(tantivy.Occur.MustNot, "false")],
+    "cross": [(tantivy.Occur.Must, "false")],
+    "any": [],
+}
 
 
 def filter_clauses(query: FindQuery) -> list[tuple[tantivy.Occur, tantivy.Query]]:
@@ -37,7 +41,9 @@ def filter_clauses(query: FindQuery) -> list[tuple[tantivy.Occur, tantivy.Query]
         "method": [m.upper() for m in query.method],
         "auth": query.auth,
     }
-    clauses = [(tantivy.Occur.Must, _any_of(name, values))
-               for name, values in wanted.items() if values]
-    return clauses + [(occur, term_query("same_origin", value))
-                      for occur, value in _ORIGIN_CLAUSES[query.origins]]
+    clauses = [
+        (tantivy.Occur.Must, _any_of(name, values)) for name, values in wanted.items() if values
+    ]
+    return clauses + [
+        (occur, term_query("same_origin", value)) for occur, value in _ORIGIN_CLAUSES[query.origins]
+    ]

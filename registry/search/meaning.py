@@ -53,11 +53,15 @@ def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple
         cosines = _rescaled(cosines, present)
     high, low = top[0][0], top[-1][0]
     spread = (high - low) or high
-    bonus = {_key(address): WEIGHT * spread * max(float(cosine), 0.0)
-             for (_, address), cosine in zip(top, cosines, strict=True)}
-    rescored = sorted(((score + bonus[_key(address)], address) for score, address in top),
-                      key=lambda pair: -pair[0])
-    return rescored + found[len(top):], bonus
+    bonus = {
+        _key(address): WEIGHT * spread * max(float(cosine), 0.0)
+        for (_, address), cosine in zip(top, cosines, strict=True)
+    }
+    rescored = sorted(
+        ((score + bonus[_key(address)], address) for score, address in top),
+        key=lambda pair: -pair[0],
+    )
+    return rescored + found[len(top) :], bonus
 
 
 def _rescaled(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:

@@ -63,10 +63,15 @@ class Docs:
 
 def load(searcher: tantivy.Searcher | Docs, score: float, address: tantivy.DocAddress) -> Hit:
     doc = searcher.doc(address)
-    return Hit(float(score), address, doc.get_first("kind") or "action",
-               doc.get_first("site") or "", doc.get_first("key") or "",
-               tuple(doc.get_all("step")),
-               cast(bytes, doc.get_first("payload")))  # every document stores its payload
+    return Hit(
+        float(score),
+        address,
+        doc.get_first("kind") or "action",
+        doc.get_first("site") or "",
+        doc.get_first("key") or "",
+        tuple(doc.get_all("step")),
+        cast(bytes, doc.get_first("payload")),
+    )  # every document stores its payload
 
 
 def unfolded(hits: Iterable[Hit]) -> Iterator[Hit]:
@@ -103,8 +108,7 @@ class _Candidates:
                 break
             self.pool.append(drawn)
             self.floor = drawn.score
-            if (on_page[drawn.site] < cap
-                    and drawn.score * DIVERSITY ** on_page[drawn.site] > value):
+            if on_page[drawn.site] < cap and drawn.score * DIVERSITY ** on_page[drawn.site] > value:
                 best, value = len(self.pool) - 1, drawn.score * DIVERSITY ** on_page[drawn.site]
         return None if best is None else self.pool.pop(best)
 
@@ -161,8 +165,9 @@ def explanation(
     for (term, field_name), (weight, query) in parts.items():
         score = _score(query, searcher, address)
         if score > 0:
-            out.append({"term": term, "field": field_name, "weight": weight,
-                        "score": round(score, 4)})
+            out.append(
+                {"term": term, "field": field_name, "weight": weight, "score": round(score, 4)}
+            )
     return sorted(out, key=lambda part: -part["score"])
 
 

@@ -52,10 +52,12 @@ ALL_WORDS_MARGIN, ALL_WORDS_LEAD = 8, 0.25
 
 def term_parts(terms: dict[str, float]) -> dict[tuple[str, str], tuple[float, tantivy.Query]]:
     """(term, field) -> (the term's weight, its weighted, boosted query)."""
-    parts = {(term, name): (weight, tantivy.Query.boost_query(term_query(name, term),
-                                                              boost * weight))
-             for term, weight in terms.items() for name, boost in FIELD_BOOSTS.items()
-             if weight == 1.0 or name == "all"}
+    parts = {
+        (term, name): (weight, tantivy.Query.boost_query(term_query(name, term), boost * weight))
+        for term, weight in terms.items()
+        for name, boost in FIELD_BOOSTS.items()
+        if weight == 1.0 or name == "all"
+    }
     lead = next(iter(terms), "")  # the first word: "order printer paper", "book a table"
     short = sum(weight == 1.0 for weight in terms.values()) <= HEAD_VERB_MAX_WORDS
     for term in [lead] if short and lead in ACTION_VERBS else []:
@@ -101,7 +103,8 @@ def _live(
 
 # (term parts worth scoring, the common terms, doc_freq by (term, field)): what planned answers
 Planned = tuple[
-    dict[tuple[str, str], tuple[float, tantivy.Query]], set[str], dict[tuple[str, str], int]]
+    dict[tuple[str, str], tuple[float, tantivy.Query]], set[str], dict[tuple[str, str], int]
+]
 
 
 def planned(searcher: tantivy.Searcher, words: list[str]) -> Planned:
@@ -125,13 +128,14 @@ def build_query(
     clauses = filter_clauses(filters)
     if rare and often:
         return tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, _scored_by(tantivy.Query.boolean_query(rare), often)),
-             *clauses])
+            [(tantivy.Occur.Must, _scored_by(tantivy.Query.boolean_query(rare), often)), *clauses]
+        )
     should = rare or [(tantivy.Occur.Should, q) for q in often]
     if all(occur == tantivy.Occur.MustNot for occur, _ in clauses):
         return tantivy.Query.boolean_query(should + clauses)
     return tantivy.Query.boolean_query(
-        [(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *clauses])
+        [(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *clauses]
+    )
 
 
 def all_words_first(
@@ -164,8 +168,10 @@ def all_words_first(
         expected *= size / num_docs
     if expected < ALL_WORDS_MARGIN * need:
         return None
-    clauses = [(tantivy.Occur.Must if name == "all" and t in own else tantivy.Occur.Should, q)
-               for (t, name), (_, q) in parts.items()]
+    clauses = [
+        (tantivy.Occur.Must if name == "all" and t in own else tantivy.Occur.Should, q)
+        for (t, name), (_, q) in parts.items()
+    ]
     return tantivy.Query.boolean_query(clauses + filter_clauses(filters))
 
 
@@ -180,5 +186,6 @@ def _scored_by(required: tantivy.Query, optional: list[tantivy.Query]) -> tantiv
     another order, so a score can differ in its last float bit."""
     for query in optional:
         required = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, required), (tantivy.Occur.Should, query)])
+            [(tantivy.Occur.Must, required), (tantivy.Occur.Should, query)]
+        )
     return required

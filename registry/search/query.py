@@ -62,8 +62,13 @@ def search(index: ActionIndex, query: FindQuery) -> Page:
     return page
 
 
-def _ranked(searcher: tantivy.Searcher, query: FindQuery, words: list[str],
-            planned: plan.Planned, page: Page) -> meaning.Bonus:
+def _ranked(
+    searcher: tantivy.Searcher,
+    query: FindQuery,
+    words: list[str],
+    planned: plan.Planned,
+    page: Page,
+) -> meaning.Bonus:
     """Fills ``page`` with its hits (or sites); answers what meaning added to each
     candidate's score."""
     parts, common, freq = planned
@@ -110,4 +115,8 @@ def page_json(page: Page) -> bytes:
     if page.shortened:
         extra += b',"shortened":' + json.dumps(page.shortened.json()).encode()
     return b'{"query":%s,"results":[%s]%s,"took_ms":%s}' % (
-        json.dumps(page.query).encode(), results, extra, repr(page.took_ms).encode())
+        json.dumps(page.query).encode(),
+        results,
+        extra,
+        repr(page.took_ms).encode(),
+    )

@@ -36,7 +36,7 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
     for hit in top:
         scores.setdefault(hit.site, []).append(hit.score)
     for hit in top:
-        tail = scores.pop(hit.site, [])[1:SUPPORTERS + 1]  # popped: only at its site's best
+        tail = scores.pop(hit.site, [])[1 : SUPPORTERS + 1]  # popped: only at its site's best
         hit.support = SUPPORT * sum(score / k for k, score in enumerate(tail, 1))
         hit.score += hit.support
     top.sort(key=lambda hit: -hit.score)
@@ -59,11 +59,15 @@ class SiteHits:
     def json(self) -> bytes:
         actions = b",".join(hit.json() for hit in self.hits)
         return b'{"site":%s,"score":%s,"actions":[%s]}' % (
-            json.dumps(self.site).encode(), repr(self.score).encode(), actions)
+            json.dumps(self.site).encode(),
+            repr(self.score).encode(),
+            actions,
+        )
 
 
-def grouped(hits: Iterator[Hit], limit: int, offset: int, per_site: int
-            ) -> tuple[list[SiteHits], bool]:
+def grouped(
+    hits: Iterator[Hit], limit: int, offset: int, per_site: int
+) -> tuple[list[SiteHits], bool]:
     """The sites [offset, offset + limit) in the order of their best hit, each with its
     first ``per_site`` hits (a flow's steps folded under it), and whether ``hits`` ran out
     before a page of sites was whole (more candidates may hold more). Stops drawing once

@@ -26,17 +26,23 @@ Validators = dict[str, tuple[str | None, str | None]]  # url -> (etag, last_modi
 
 def stored_validators(session: Session, hosts: list[str]) -> Validators:
     """url -> (etag, last_modified) for the stored documents of ``hosts`` that have either."""
-    query = (select(Document.url, Document.etag, Document.last_modified)
-             .join(Site, Document.site_id == Site.id)
-             .where(Site.host.in_(hosts))
-             .where((Document.etag.is_not(None)) | (Document.last_modified.is_not(None))))
+    query = (
+        select(Document.url, Document.etag, Document.last_modified)
+        .join(Site, Document.site_id == Site.id)
+        .where(Site.host.in_(hosts))
+        .where((Document.etag.is_not(None)) | (Document.last_modified.is_not(None)))
+    )
     return {url: (etag, modified) for url, etag, modified in session.execute(query)}
 
 
 def stored_urls(session: Session, hosts: list[str]) -> dict[str, list[str]]:
     """host -> the URLs of its stored documents: the crawl checks them against robots.txt."""
-    query = (select(Site.host, Document.url).join(Site, Document.site_id == Site.id)
-             .where(Site.host.in_(hosts)).order_by(Document.url))
+    query = (
+        select(Site.host, Document.url)
+        .join(Site, Document.site_id == Site.id)
+        .where(Site.host.in_(hosts))
+        .order_by(Document.url)
+    )
     found: dict[str, list[str]] = {}
     for host, url in session.execute(query):
         found.setdefault(host, []).append(url)
@@ -57,7 +63,8 @@ def changed_since(session: Session, host: str, timestamp: float) -> bool:
     """Whether the site's stored actions changed after ``timestamp`` (seconds since the epoch)."""
     changed = session.scalar(select(Site.changed_at).where(Site.host == host))
     return changed is not None and changed > datetime.fromtimestamp(timestamp, UTC).replace(
-        tzinfo=None)  # the store keeps naive UTC
+        tzinfo=None
+    )  # the store keeps naive UTC
 
 
 class CrawlAborted(BaseException):  # like KeyboardInterrupt: no `except Exception` stops it
@@ -75,8 +82,15 @@ def this_owner() -> str:
 
 def start_run(session: Session, kind: str, targets: list[str]) -> int:
     now = utcnow()
-    run = CrawlRun(kind=kind, status="running", started_at=now, targets=targets, stats={},
-                   heartbeat_at=now, owner=this_owner())
+    run = CrawlRun(
+        kind=kind,
+        status="running",
+        started_at=now,
+        targets=targets,
+        stats={},
+        heartbeat_at=now,
+        owner=this_owner(),
+    )
     session.add(run)
     session.flush()
     return run.id
@@ -84,28 +98,36 @@ def start_run(session: Session, kind: str, targets: list[str]) -> int:
 
 def heartbeat(session: Session, run_id: int, now: datetime | None = None) -> bool:
     """Say the run is alive; False when it is not running any more (a sweep ended it)."""
-    done = session.execute(update(CrawlRun).where(CrawlRun.id == run_id,
-                                                  CrawlRun.status == "running")
-                           .values(heartbeat_at=now or utcnow()))
+    done = session.execute(
+        update(CrawlRun)
+        .where(CrawlRun.id == run_id, CrawlRun.status == "running")
+        .values(heartbeat_at=now or utcnow())
+    )
     return bool(getattr(done, "rowcount", 0))
 
 
-def sweep_abandoned_runs(session: Session, now: datetime, stale_after: timedelta | float
-                         ) -> list[int]:
+def sweep_abandoned_runs(
+    session: Session, now: datetime, stale_after: timedelta | float
+) -> list[int]:
     """Mark ``aborted`` every running run whose heartbeat is older than ``stale_after``
     (seconds or a timedelta), or whose owner ran on this host and is gone; returns their ids.
     The submissions such a run had taken go back to the queue (registry.submissions.queue.requeue):
     its crawl may have been spooled and never settled them, and a submission left `crawling`
     would keep its host from being submitted or crawled again."""
     stale = stale_after if isinstance(stale_after, timedelta) else timedelta(seconds=stale_after)
-    running = session.scalars(select(CrawlRun).where(CrawlRun.status == "running")
-                              .with_for_update(skip_locked=True)).all()
+    running = session.scalars(
+        select(CrawlRun).where(CrawlRun.status == "running").with_for_update(skip_locked=True)
+    ).all()
     swept = []
     for run in running:
         seen = run.heartbeat_at or run.started_at
-        reason = ("owner process gone" if _owner_gone(run.owner)
-                  else f"no heartbeat since {seen:%Y-%m-%dT%H:%M:%S}Z" if now - seen > stale
-                  else None)
+        reason = (
+            "owner process gone"
+            if _owner_gone(run.owner)
+            else f"no heartbeat since {seen:%Y-%m-%dT%H:%M:%S}Z"
+            if now - seen > stale
+            else None
+        )
         if reason is not None:
             run.status, run.finished_at = "aborted", now
             run.stats = {**(run.stats or {}), "aborted": reason}
@@ -134,8 +156,9 @@ def _owner_gone(owner: str | None) -> bool:
         return False
 
 
-def finish_run(session: Session, run_id: int, stats: dict[str, Any], status: str = "finished"
-               ) -> None:
+def finish_run(
+    session: Session, run_id: int, stats: dict[str, Any], status: str = "finished"
+) -> None:
     run = session.get(CrawlRun, run_id)
     if run is None:
         raise NotFound(f"crawl run {run_id}")
@@ -146,7 +169,9 @@ def finish_run(session: Session, run_id: int, stats: dict[str, Any], status: str
 
 def latest_finished_run(session: Session, kind: str = "crawl") -> CrawlRun | None:
     """The latest run of ``kind`` that ended (finished, failed or aborted)."""
-    return session.scalars(select(CrawlRun).where(CrawlRun.kind == kind,
-                                                  CrawlRun.finished_at.is_not(None))
-                           .order_by(CrawlRun.finished_at.desc(), CrawlRun.id.desc())
-                           .limit(1)).first()
+    return session.scalars(
+        select(CrawlRun)
+        .where(CrawlRun.kind == kind, CrawlRun.finished_at.is_not(None))
+        .order_by(CrawlRun.finished_at.desc(), CrawlRun.id.desc())
+        .limit(1)
+    ).first()

@@ -31,8 +31,11 @@ def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
     if site is None:
         return None
     rows = session.execute(
-        select(ActionRow, Document.url).join(Document, ActionRow.document_id == Document.id)
-        .where(ActionRow.site_id == site.id).order_by(Document.url, ActionRow.name)).all()
+        select(ActionRow, Document.url)
+        .join(Document, ActionRow.document_id == Document.id)
+        .where(ActionRow.site_id == site.id)
+        .order_by(Document.url, ActionRow.name)
+    ).all()
     taken: set[str] = set()
     renamed: dict[int, dict[str, str]] = defaultdict(dict)  # document id -> stored -> export
     actions = []
@@ -41,11 +44,13 @@ def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
         renamed[row.document_id][row.name] = name
         actions.append(_action(row, name))
     flows = session.scalars(
-        select(FlowRow).join(Document, FlowRow.document_id == Document.id)
-        .where(FlowRow.site_id == site.id).order_by(Document.url, FlowRow.name)).all()
+        select(FlowRow)
+        .join(Document, FlowRow.document_id == Document.id)
+        .where(FlowRow.site_id == site.id)
+        .order_by(Document.url, FlowRow.name)
+    ).all()
     flow_names: set[str] = set()
-    exported = [flow for row in flows
-                if (flow := _flow(row, renamed[row.document_id], flow_names))]
+    exported = [flow for row in flows if (flow := _flow(row, renamed[row.document_id], flow_names))]
     return {"schema": SCHEMA, "site": _site(site), "actions": actions, "flows": exported}
 
 
@@ -64,17 +69,27 @@ def _free_name(name: str, taken: set[str]) -> str:
     while candidate in taken:
         counter += 1
         suffix = f"_{counter}"
-        candidate = f"{name[:64 - len(suffix)]}{suffix}"
+        candidate = f"{name[: 64 - len(suffix)]}{suffix}"
     taken.add(candidate)
     return candidate
 
 
 def _action(row: ActionRow, name: str) -> dict[str, Any]:
-    action: dict[str, Any] = {"name": name, "title": row.title,
-                              "effect": known_effect(row.effect), "auth": known_auth(row.auth)}
-    optional = {"description": row.description or None, "method": row.method,
-                "endpoint": row.endpoint, "scope": row.scope, "cost": row.cost,
-                "input": row.input_schema or None, "output": row.output_schema}
+    action: dict[str, Any] = {
+        "name": name,
+        "title": row.title,
+        "effect": known_effect(row.effect),
+        "auth": known_auth(row.auth),
+    }
+    optional = {
+        "description": row.description or None,
+        "method": row.method,
+        "endpoint": row.endpoint,
+        "scope": row.scope,
+        "cost": row.cost,
+        "input": row.input_schema or None,
+        "output": row.output_schema,
+    }
     return action | {key: value for key, value in optional.items() if value is not None}
 
 
@@ -93,8 +108,12 @@ def _flow(row: FlowRow, names: dict[str, str], taken: set[str]) -> dict[str, Any
     if not steps or row.name in taken:
         return None
     taken.add(row.name)
-    flow: dict[str, Any] = {"name": row.name, "title": row.title, "steps": steps,
-                            "input": row.input_schema or {"type": "object"}}
+    flow: dict[str, Any] = {
+        "name": row.name,
+        "title": row.title,
+        "steps": steps,
+        "input": row.input_schema or {"type": "object"},
+    }
     if row.description:
         flow["description"] = row.description
     return flow

@@ -30,8 +30,20 @@ from registry.store.rows import lock_site
 from registry.store.site_list import find_site, iso
 
 REASONS = ("crawl", "ingest", "tombstone", "robots", "removed")
-FIELDS = ("title", "description", "type", "effect", "method", "endpoint", "input_schema",
-          "output_schema", "scope", "auth", "cost", "same_origin")
+FIELDS = (
+    "title",
+    "description",
+    "type",
+    "effect",
+    "method",
+    "endpoint",
+    "input_schema",
+    "output_schema",
+    "scope",
+    "auth",
+    "cost",
+    "same_origin",
+)
 FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps")
 JSON_FIELDS = frozenset({"input_schema", "output_schema", "cost", "steps"})
 FLOW = "flow:"
@@ -59,22 +71,27 @@ def snapshot(session: Session, site_id: int) -> Snapshot:
     session.flush()
     found: dict[str, list[tuple[str, ...]]] = {}
     for model, names, prefix in ((ActionRow, FIELDS, ""), (FlowRow, FLOW_FIELDS, FLOW)):
-        columns = [cast(getattr(model, n), Text) if n in JSON_FIELDS else getattr(model, n)
-                   for n in names]
+        columns = [
+            cast(getattr(model, n), Text) if n in JSON_FIELDS else getattr(model, n) for n in names
+        ]
         texts = [(n in JSON_FIELDS, i + 1) for i, n in enumerate(names)]
-        for row in session.execute(select(model.name, *columns)
-                                   .where(model.site_id == site_id)):
-            found.setdefault(prefix + row[0], []).append(tuple(
-                ("null" if row[i] is None else row[i]) if is_json else repr(row[i])
-                for is_json, i in texts))
+        for row in session.execute(select(model.name, *columns).where(model.site_id == site_id)):
+            found.setdefault(prefix + row[0], []).append(
+                tuple(
+                    ("null" if row[i] is None else row[i]) if is_json else repr(row[i])
+                    for is_json, i in texts
+                )
+            )
     return {key: sorted(rows) for key, rows in found.items()}
 
 
-def _fields_changed(key: str, old: list[tuple[str, ...]], new: list[tuple[str, ...]]
-                    ) -> list[str]:
+def _fields_changed(key: str, old: list[tuple[str, ...]], new: list[tuple[str, ...]]) -> list[str]:
     names = FLOW_FIELDS if key.startswith(FLOW) else FIELDS
-    return [name for i, name in enumerate(names)
-            if not _same(name, sorted({r[i] for r in old}), sorted({r[i] for r in new}))]
+    return [
+        name
+        for i, name in enumerate(names)
+        if not _same(name, sorted({r[i] for r in old}), sorted({r[i] for r in new}))
+    ]
 
 
 def _same(field: str, old: list[str], new: list[str]) -> bool:
@@ -93,11 +110,13 @@ def _canonical(texts: list[str]) -> list[str]:
 def diff(before: Snapshot, after: Snapshot) -> Diff:
     changed = {}
     for key in sorted(before.keys() & after.keys()):
-        if before[key] != after[key] and (fields := _fields_changed(key, before[key],
-                                                                    after[key])):
+        if before[key] != after[key] and (fields := _fields_changed(key, before[key], after[key])):
             changed[key] = fields
-    return Diff(added=sorted(after.keys() - before.keys()),
-                removed=sorted(before.keys() - after.keys()), changed=changed)
+    return Diff(
+        added=sorted(after.keys() - before.keys()),
+        removed=sorted(before.keys() - after.keys()),
+        changed=changed,
+    )
 
 
 class Changes:
@@ -133,17 +152,28 @@ class Changes:
         for reason, change, after in self.diffs:
             flows = sum(len(rows) for key, rows in after.items() if key.startswith(FLOW))
             actions = sum(len(rows) for rows in after.values()) - flows  # rows, not names
-            entries.append(SiteHistory(
-                site_id=self.site.id, version=self.site.version, at=now, reason=reason,
-                run_id=run_id, added=change.added, removed=change.removed,
-                changed=change.changed, actions=actions, flows=flows))
+            entries.append(
+                SiteHistory(
+                    site_id=self.site.id,
+                    version=self.site.version,
+                    at=now,
+                    reason=reason,
+                    run_id=run_id,
+                    added=change.added,
+                    removed=change.removed,
+                    changed=change.changed,
+                    actions=actions,
+                    flows=flows,
+                )
+            )
         self.session.add_all(entries)
         self.diffs = []
         return entries
 
 
-def list_history(session: Session, site_id: int, *, limit: int = 50,
-                 cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+def list_history(
+    session: Session, site_id: int, *, limit: int = 50, cursor: str | None = None
+) -> tuple[list[dict[str, Any]], str | None]:
     """The site's entries newest first, at most ``limit``, those older than the ``cursor`` of
     an earlier page when given; and the cursor of the next page (None on the last).
     BadCursor for one not handed out (registry.store.keyset)."""
@@ -153,13 +183,23 @@ def list_history(session: Session, site_id: int, *, limit: int = 50,
 
 
 def entry_dict(row: SiteHistory) -> dict[str, Any]:
-    return {"id": row.id, "version": row.version, "at": iso(row.at), "reason": row.reason,
-            "run_id": row.run_id, "added": row.added, "removed": row.removed,
-            "changed": row.changed, "actions": row.actions, "flows": row.flows}
+    return {
+        "id": row.id,
+        "version": row.version,
+        "at": iso(row.at),
+        "reason": row.reason,
+        "run_id": row.run_id,
+        "added": row.added,
+        "removed": row.removed,
+        "changed": row.changed,
+        "actions": row.actions,
+        "flows": row.flows,
+    }
 
 
-def site_history(session: Session, host: str, *, limit: int = 50,
-                 cursor: str | None = None) -> dict[str, Any] | None:
+def site_history(
+    session: Session, host: str, *, limit: int = 50, cursor: str | None = None
+) -> dict[str, Any] | None:
     """GET /sites/{host}/history: the site as users name it, its entries newest first and
     the cursor of the next page (the last entry's id; None on the last page). None if the
     store does not know the site."""
@@ -167,5 +207,10 @@ def site_history(session: Session, host: str, *, limit: int = 50,
     if site is None:
         return None
     items, after = list_history(session, site.id, limit=limit, cursor=cursor)
-    return {"host": site.host, "removed_at": iso(site.removed_at), "version": site.version,
-            "items": items, "next_cursor": after}
+    return {
+        "host": site.host,
+        "removed_at": iso(site.removed_at),
+        "version": site.version,
+        "items": items,
+        "next_cursor": after,
+    }

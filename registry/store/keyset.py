@@ -36,8 +36,13 @@ def before(cursor: str | None) -> int | None:
     return int(cursor)
 
 
-def newest_first(session: Session, query: Select[Any], id_column: InstrumentedAttribute[int],
-                 limit: int, cursor: str | None) -> tuple[list[Any], str | None]:
+def newest_first(
+    session: Session,
+    query: Select[Any],
+    id_column: InstrumentedAttribute[int],
+    limit: int,
+    cursor: str | None,
+) -> tuple[list[Any], str | None]:
     """(one page of ``query``'s rows, highest id first, at most ``limit`` and MAX_PAGE; the
     cursor of the next page, or None on the last)."""
     limit = max(1, min(limit, MAX_PAGE))

@@ -24,8 +24,15 @@ from registry.model.effects import needs_approval
 from registry.store.export import site_manifest
 from registry.store.site_list import find_site, iso, last_run, list_sites, run_summary
 
-__all__ = ["action_detail", "find_site", "flow_detail", "list_sites", "site_detail",
-           "site_manifest", "stats"]
+__all__ = [
+    "action_detail",
+    "find_site",
+    "flow_detail",
+    "list_sites",
+    "site_detail",
+    "site_manifest",
+    "stats",
+]
 
 
 def action_detail(session: Session, action_id: str) -> dict[str, Any] | None:
@@ -48,7 +55,10 @@ def _action(row: ActionRow, doc: Document, site: Site) -> dict[str, Any]:
         source = {"url": doc.url, "format": doc.format or "unknown"}
         payload = json.loads(action_payload(row, json_texts(row), site.host, source))
     return payload | {  # the payload says needs_approval, as /find does
-        "site_name": site.name, "same_origin": row.same_origin, "document": _document(doc)}
+        "site_name": site.name,
+        "same_origin": row.same_origin,
+        "document": _document(doc),
+    }
 
 
 def _document(doc: Document) -> dict[str, Any]:
@@ -71,27 +81,50 @@ def flow_detail(session: Session, flow_id: str) -> dict[str, Any] | None:
     actions = _step_actions(session, flow, doc, site, {str(s.get("action")) for s in steps})
     effect = known_effect(flow.effect)
     return {
-        "id": flow.id, "kind": "flow", "site": site.host, "name": flow.name,
-        "title": flow.title, "description": flow.description, "effect": effect,
-        "type": None, "method": None, "endpoint": None, "auth": "unknown", "scope": None,
-        "cost": None, "input_schema": flow.input_schema, "output_schema": None,
+        "id": flow.id,
+        "kind": "flow",
+        "site": site.host,
+        "name": flow.name,
+        "title": flow.title,
+        "description": flow.description,
+        "effect": effect,
+        "type": None,
+        "method": None,
+        "endpoint": None,
+        "auth": "unknown",
+        "scope": None,
+        "cost": None,
+        "input_schema": flow.input_schema,
+        "output_schema": None,
         "source": {"url": doc.url, "format": doc.format or "unknown"},
-        "site_name": site.name, "needs_approval": needs_approval(effect),
+        "site_name": site.name,
+        "needs_approval": needs_approval(effect),
         "document": _document(doc),
-        "steps": [{"action": str(step.get("action")), "title": step.get("title"),
-                   "bindings": step.get("bindings") or {},
-                   "resolved": actions.get(str(step.get("action")))} for step in steps],
+        "steps": [
+            {
+                "action": str(step.get("action")),
+                "title": step.get("title"),
+                "bindings": step.get("bindings") or {},
+                "resolved": actions.get(str(step.get("action"))),
+            }
+            for step in steps
+        ],
     }
 
 
-def _step_actions(session: Session, flow: FlowRow, doc: Document, site: Site,
-                  names: set[str]) -> dict[str, dict[str, Any]]:
+def _step_actions(
+    session: Session, flow: FlowRow, doc: Document, site: Site, names: set[str]
+) -> dict[str, dict[str, Any]]:
     """The site's actions by name, those of the flow's own document first (a name means an
     action of the manifest the flow was read from)."""
-    rows = sorted(session.execute(
-        select(ActionRow, Document).join(Document, ActionRow.document_id == Document.id)
-        .where(ActionRow.site_id == site.id, ActionRow.name.in_(names))
-    ).all(), key=lambda found: (found[0].document_id != flow.document_id, found[0].id))
+    rows = sorted(
+        session.execute(
+            select(ActionRow, Document)
+            .join(Document, ActionRow.document_id == Document.id)
+            .where(ActionRow.site_id == site.id, ActionRow.name.in_(names))
+        ).all(),
+        key=lambda found: (found[0].document_id != flow.document_id, found[0].id),
+    )
     by_name: dict[str, dict[str, Any]] = {}
     for row, row_doc in rows:
         by_name.setdefault(row.name, _action(row, row_doc, site))
@@ -106,23 +139,41 @@ def site_detail(session: Session, host: str) -> dict[str, Any] | None:
     if site is None:
         return None
     actions = session.execute(
-        select(ActionRow.id, ActionRow.name, ActionRow.title, ActionRow.effect,
-               ActionRow.method, ActionRow.endpoint)
-        .where(ActionRow.site_id == site.id).order_by(ActionRow.name, ActionRow.id)).all()
+        select(
+            ActionRow.id,
+            ActionRow.name,
+            ActionRow.title,
+            ActionRow.effect,
+            ActionRow.method,
+            ActionRow.endpoint,
+        )
+        .where(ActionRow.site_id == site.id)
+        .order_by(ActionRow.name, ActionRow.id)
+    ).all()
     flows = session.execute(
         select(FlowRow.id, FlowRow.name, FlowRow.title, FlowRow.effect)
-        .where(FlowRow.site_id == site.id).order_by(FlowRow.name, FlowRow.id)).all()
+        .where(FlowRow.site_id == site.id)
+        .order_by(FlowRow.name, FlowRow.id)
+    ).all()
     docs = session.scalars(
-        select(Document).where(Document.site_id == site.id).order_by(Document.url)).all()
+        select(Document).where(Document.site_id == site.id).order_by(Document.url)
+    ).all()
     return {
-        "host": site.host, "origin": site.origin, "name": site.name,
-        "description": site.description, "version": site.version,
-        "changed_at": iso(site.changed_at), "last_error": site.last_error,
-        "last_error_at": iso(site.last_error_at), "removed_at": iso(site.removed_at),
+        "host": site.host,
+        "origin": site.origin,
+        "name": site.name,
+        "description": site.description,
+        "version": site.version,
+        "changed_at": iso(site.changed_at),
+        "last_error": site.last_error,
+        "last_error_at": iso(site.last_error_at),
+        "removed_at": iso(site.removed_at),
         "actions": [row._asdict() | {"effect": known_effect(row.effect)} for row in actions],
         "flows": [row._asdict() | {"effect": known_effect(row.effect)} for row in flows],
-        "documents": [_document(doc) | {
-            "status": doc.status, "diagnostics": doc.diagnostics or []} for doc in docs],
+        "documents": [
+            _document(doc) | {"status": doc.status, "diagnostics": doc.diagnostics or []}
+            for doc in docs
+        ],
         "last_crawl": last_run(session, site.host),
     }
 
@@ -130,13 +181,16 @@ def site_detail(session: Session, host: str) -> dict[str, Any] | None:
 def stats(session: Session) -> dict[str, Any]:
     """How much the store holds: sites, actions, flows, documents by format, actions by
     effect, and the last crawl run."""
+
     def count(model: Any) -> int:
         return session.scalar(select(func.count()).select_from(model)) or 0
 
     by_format = session.execute(
-        select(Document.format, func.count()).group_by(Document.format)).all()
+        select(Document.format, func.count()).group_by(Document.format)
+    ).all()
     by_effect = session.execute(
-        select(ActionRow.effect, func.count()).group_by(ActionRow.effect)).all()
+        select(ActionRow.effect, func.count()).group_by(ActionRow.effect)
+    ).all()
     effects: dict[str, int] = {}
     for effect, n in by_effect:
         effects[known_effect(effect)] = effects.get(known_effect(effect), 0) + n
@@ -144,13 +198,17 @@ def stats(session: Session) -> dict[str, Any]:
     for fmt, n in by_format:
         formats[fmt or "unknown"] = formats.get(fmt or "unknown", 0) + n
     return {
-        "sites": count(Site), "actions": count(ActionRow), "flows": count(FlowRow),
+        "sites": count(Site),
+        "actions": count(ActionRow),
+        "flows": count(FlowRow),
         "documents": count(Document),
         "documents_by_format": dict(sorted(formats.items())),
         "actions_by_effect": dict(sorted(effects.items())),
-        "last_crawl": _run(session.scalars(
-            select(CrawlRun).order_by(CrawlRun.started_at.desc(), CrawlRun.id.desc())
-            .limit(1)).first()),
+        "last_crawl": _run(
+            session.scalars(
+                select(CrawlRun).order_by(CrawlRun.started_at.desc(), CrawlRun.id.desc()).limit(1)
+            ).first()
+        ),
     }
 
 

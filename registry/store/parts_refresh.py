@@ -29,15 +29,24 @@ def refresh_index_parts(session: Session, batch: int = 1000) -> int:
     works them out again, at a third of its speed. Run once after such an upgrade."""
     done = 0
     while rows := session.scalars(select(ActionRow).where(_stale_parts()).limit(batch)).all():
-        docs = {d.id: d for d in session.scalars(
-            select(Document).where(Document.id.in_({r.document_id for r in rows})))}
-        sites = {site.id: site for site in session.scalars(
-            select(Site).where(Site.id.in_({r.site_id for r in rows})))}
+        docs = {
+            d.id: d
+            for d in session.scalars(
+                select(Document).where(Document.id.in_({r.document_id for r in rows}))
+            )
+        }
+        sites = {
+            site.id: site
+            for site in session.scalars(select(Site).where(Site.id.in_({r.site_id for r in rows})))
+        }
         for row in rows:
             site = sites[row.site_id]
-            with_index_parts(row, site.host, docs[row.document_id],
-                             site_words(site.name, site.description, site.about))
+            with_index_parts(
+                row,
+                site.host,
+                docs[row.document_id],
+                site_words(site.name, site.description, site.about),
+            )
         session.flush()  # the rows are current now: the next query moves on
         done += len(rows)
     return done
-

@@ -53,8 +53,13 @@ class PromoteResult:
 
 
 def promote_site(
-    session: Session, update: SiteUpdate, *, max_actions: int = 1000, now: datetime | None = None,
-    reason: str = "crawl", run_id: int | None = None,
+    session: Session,
+    update: SiteUpdate,
+    *,
+    max_actions: int = 1000,
+    now: datetime | None = None,
+    reason: str = "crawl",
+    run_id: int | None = None,
 ) -> PromoteResult:
     """Apply one site's crawl to the store; the caller's transaction makes it atomic.
     ``reason`` (crawl or ingest) and ``run_id`` go into the site's history entry, if the
@@ -90,8 +95,7 @@ def promote_site(
         changes.close(kind)
     for failure in update.failures:
         if _failure_kind(failure) is None:
-            _record_error(site, failure.url,
-                          f"{failure.code}: {failure.message}".strip(": "), now)
+            _record_error(site, failure.url, f"{failure.code}: {failure.message}".strip(": "), now)
         if failure.code not in ("not-found", "robots-disallowed"):
             result.errors.append(failure.code)
     if not result.errors and site.last_error is not None:
@@ -129,7 +133,10 @@ def _replace_document(
         row = Document(site_id=site.id, url=raw.url, fetched_at=now)
         session.add(row)
     row.format, row.status, row.content_hash, row.raw = (
-        manifest.format, raw.status, doc.content_hash, raw.body,
+        manifest.format,
+        raw.status,
+        doc.content_hash,
+        raw.body,
     )
     row.content_type, row.etag, row.last_modified = raw.content_type, raw.etag, raw.last_modified
     row.fetched_at = raw.fetched_at or now
@@ -142,9 +149,14 @@ def _replace_document(
     actions = action_rows(site, row, manifest)[: max(budget, 0)]
     if len(actions) < len(manifest.actions):
         row.diagnostics = row.diagnostics + [
-            {"code": "too-many-actions", "severity": "warning", "path": "$.actions",
-             "message": f"site action limit reached; kept {len(actions)} of "
-                        f"{len(manifest.actions)}", "hint": None}
+            {
+                "code": "too-many-actions",
+                "severity": "warning",
+                "path": "$.actions",
+                "message": f"site action limit reached; kept {len(actions)} of "
+                f"{len(manifest.actions)}",
+                "hint": None,
+            }
         ]
     session.add_all(actions)
     session.add_all(flow_rows(site, row, manifest))
@@ -161,8 +173,9 @@ def _failure_kind(failure: FetchFailure) -> str | None:
     return None
 
 
-def _remove(session: Session, row: Document | None, kind: str, changes: Changes,
-            now: datetime) -> bool:
+def _remove(
+    session: Session, row: Document | None, kind: str, changes: Changes, now: datetime
+) -> bool:
     """A 404/410 counts towards the document's removal (three over 72 h); robots.txt
     withdraws it at once: the owner's word is final. True when the document went."""
     if row is None or inspect(row).deleted or inspect(row).was_deleted:

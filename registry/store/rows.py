@@ -65,11 +65,19 @@ def action_rows(site: Site, doc: Document, manifest: Manifest) -> list[ActionRow
         seen.add(action.name)
         ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#{action.name}")
         row = ActionRow(id=ident, site_id=site.id, document_id=doc.id, **action.model_dump())
-        about = manifest.site_about if manifest.site_description or manifest.site_about \
-            else site.about  # as registry.store.promotion._refresh_site_text will keep it
-        with_index_parts(row, site.host, doc, site_words(
-            manifest.site_name or site.name, manifest.site_description or site.description,
-            about))
+        about = (
+            manifest.site_about if manifest.site_description or manifest.site_about else site.about
+        )  # as registry.store.promotion._refresh_site_text will keep it
+        with_index_parts(
+            row,
+            site.host,
+            doc,
+            site_words(
+                manifest.site_name or site.name,
+                manifest.site_description or site.description,
+                about,
+            ),
+        )
         rows.append(row)
     return rows
 
@@ -79,8 +87,11 @@ def with_index_parts(row: ActionRow, host: str, doc: Document, about: str) -> No
     ``about``: the site's name and description (``index_parts.site_words``)."""
     source = {"url": doc.url, "format": doc.format or "unknown"}
     parts = action_parts(row, json_texts(row), host, source, about)
-    row.index_fields, row.index_text, row.payload = parts.index_fields, parts.index_text, \
-        parts.payload
+    row.index_fields, row.index_text, row.payload = (
+        parts.index_fields,
+        parts.index_text,
+        parts.payload,
+    )
     row.index_version = INDEX_VERSION
 
 
@@ -96,11 +107,17 @@ def flow_rows(site: Site, doc: Document, manifest: Manifest) -> list[FlowRow]:
         ident = stable_id(site.host, manifest.format, f"{_doc_key(doc.url)}#flow:{flow.name}")
         rows.append(
             FlowRow(
-                id=ident, site_id=site.id, document_id=doc.id, name=flow.name, title=flow.title,
-                description=flow.description, effect=flow.effect,
+                id=ident,
+                site_id=site.id,
+                document_id=doc.id,
+                name=flow.name,
+                title=flow.title,
+                description=flow.description,
+                effect=flow.effect,
                 input_schema=flow.input_schema,
-                steps=[s.model_dump() | {"title": s.title or titles.get(s.action)}
-                       for s in flow.steps],
+                steps=[
+                    s.model_dump() | {"title": s.title or titles.get(s.action)} for s in flow.steps
+                ],
             )
         )
     return rows

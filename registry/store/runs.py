@@ -14,8 +14,7 @@ from registry.store.keyset import newest_first
 from registry.store.site_list import iso
 
 # The figures a run records when it ends (crawler.run.CrawlSummary.totals), in this order.
-FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused",
-           "seconds")
+FIGURES = ("sites", "documents", "actions", "flows", "errors", "requests", "refused", "seconds")
 
 
 class BadRunQuery(ValueError):
@@ -26,16 +25,24 @@ def run_record(run: CrawlRun) -> dict[str, Any]:
     """One run with its figures; the per-site lists stay out except the changed sites."""
     stats = run.stats or {}
     changed = stats.get("changed_sites")
-    return {"id": run.id, "kind": run.kind, "status": run.status, "owner": run.owner,
-            "started_at": iso(run.started_at), "finished_at": iso(run.finished_at),
-            "heartbeat_at": iso(run.heartbeat_at), "targets": len(run.targets or []),
-            **{name: stats.get(name) for name in FIGURES},
-            "changed_sites": changed if isinstance(changed, list) else [],
-            "aborted": stats.get("aborted")}
+    return {
+        "id": run.id,
+        "kind": run.kind,
+        "status": run.status,
+        "owner": run.owner,
+        "started_at": iso(run.started_at),
+        "finished_at": iso(run.finished_at),
+        "heartbeat_at": iso(run.heartbeat_at),
+        "targets": len(run.targets or []),
+        **{name: stats.get(name) for name in FIGURES},
+        "changed_sites": changed if isinstance(changed, list) else [],
+        "aborted": stats.get("aborted"),
+    }
 
 
-def list_runs(session: Session, limit: int = 50, cursor: str | None = None,
-              status: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+def list_runs(
+    session: Session, limit: int = 50, cursor: str | None = None, status: str | None = None
+) -> tuple[list[dict[str, Any]], str | None]:
     """(runs newest first, the cursor of the next page or None on the last); BadCursor
     (registry.store.keyset) for a cursor not handed out."""
     if status is not None and status not in RUN_STATUSES:

@@ -47,8 +47,12 @@ class Bounds:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Bounds:
-        return cls(settings.recrawl_min, settings.recrawl_initial, settings.recrawl_max,
-                   settings.recrawl_backoff_max)
+        return cls(
+            settings.recrawl_min,
+            settings.recrawl_initial,
+            settings.recrawl_max,
+            settings.recrawl_backoff_max,
+        )
 
 
 def next_interval(interval: int | None, outcome: Outcome, bounds: Bounds) -> int:
@@ -74,14 +78,18 @@ def jitter(host: str) -> float:
     return JITTER * int.from_bytes(digest[:4], "big") / 2**32
 
 
-def after_crawl(session: Session, site_or_host: Site | str, outcome: Outcome, bounds: Bounds,
-                now: datetime) -> datetime | None:
+def after_crawl(
+    session: Session, site_or_host: Site | str, outcome: Outcome, bounds: Bounds, now: datetime
+) -> datetime | None:
     """Schedule the site's next crawl from this one's outcome; returns when it is due (None
     when no such site is stored). ``now``: naive UTC, as the store keeps it."""
     if outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, not {outcome!r}")
-    site = site_or_host if isinstance(site_or_host, Site) else session.scalars(
-        select(Site).where(Site.host == site_or_host)).one_or_none()
+    site = (
+        site_or_host
+        if isinstance(site_or_host, Site)
+        else session.scalars(select(Site).where(Site.host == site_or_host)).one_or_none()
+    )
     if site is None:
         return None
     site.crawl_interval = next_interval(site.crawl_interval, outcome, bounds)
@@ -100,8 +108,11 @@ def not_removed() -> ColumnElement[bool]:
 
 def due_hosts(session: Session, now: datetime, limit: int | None = None) -> list[str]:
     """Hosts due for a crawl at ``now``, most overdue first (the host breaks ties)."""
-    query = (select(Site.host).where(Site.next_crawl_at <= now, not_removed())
-             .order_by(Site.next_crawl_at, Site.host))
+    query = (
+        select(Site.host)
+        .where(Site.next_crawl_at <= now, not_removed())
+        .order_by(Site.next_crawl_at, Site.host)
+    )
     if limit is not None:
         query = query.limit(limit)
     return list(session.scalars(query))
@@ -109,15 +120,17 @@ def due_hosts(session: Session, now: datetime, limit: int | None = None) -> list
 
 def is_due(session: Session, host: str, now: datetime) -> bool:
     """Whether the stored site ``host`` is due for a crawl at ``now`` (False if unknown)."""
-    found = session.scalar(select(Site.id).where(Site.host == host, Site.next_crawl_at <= now,
-                                                 not_removed()))
+    found = session.scalar(
+        select(Site.id).where(Site.host == host, Site.next_crawl_at <= now, not_removed())
+    )
     return found is not None
 
 
 # What is due, decided here once: `actiondex crawl --due` (actiondex.due) and the scheduler
 # and its workers (actiondex.jobs) all ask these two.
-def due_work(session: Session, now: datetime, limit: int,
-             only: list[str] | None = None) -> list[tuple[str, str | None]]:
+def due_work(
+    session: Session, now: datetime, limit: int, only: list[str] | None = None
+) -> list[tuple[str, str | None]]:
     """What to crawl at ``now``, in order, at most ``limit``: (host, submitted URL) for each
     queued submission, oldest first (a submitted site may not be stored yet: its URL is what
     to crawl), then (host, None) for each stored site that is due, most overdue first; with

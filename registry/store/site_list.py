@@ -38,8 +38,15 @@ _updated = SITE_CHANGE_ORDER
 
 
 # What a listed site shows: not its crawl memory (crawl_state holds robots.txt, up to 512 KiB).
-_LISTED = (Site.id, Site.host, Site.origin, Site.name, Site.description, Site.version,
-           Site.changed_at)
+_LISTED = (
+    Site.id,
+    Site.host,
+    Site.origin,
+    Site.name,
+    Site.description,
+    Site.version,
+    Site.changed_at,
+)
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -75,9 +82,15 @@ def decode_cursor(token: str) -> tuple[datetime, str]:
         raise BadCursor("not a cursor this registry handed out") from None
 
 
-def list_sites(session: Session, *, limit: int = 100, cursor: str | None = None,
-               format: str | None = None, has_actions: bool | None = None,
-               updated_since: datetime | None = None) -> tuple[list[dict[str, Any]], str | None]:
+def list_sites(
+    session: Session,
+    *,
+    limit: int = 100,
+    cursor: str | None = None,
+    format: str | None = None,
+    has_actions: bool | None = None,
+    updated_since: datetime | None = None,
+) -> tuple[list[dict[str, Any]], str | None]:
     """One page of sites, oldest change first, and the cursor of the next page (None when this
     is the last). ``format``: only sites with a document in that format; ``has_actions``:
     only sites with (True) or without (False) actions; ``updated_since``: only sites changed
@@ -91,8 +104,7 @@ def list_sites(session: Session, *, limit: int = 100, cursor: str | None = None,
     if updated_since is not None:
         query = query.where(_updated >= naive_utc(updated_since))
     if format is not None:
-        query = query.where(exists().where(Document.site_id == Site.id,
-                                           Document.format == format))
+        query = query.where(exists().where(Document.site_id == Site.id, Document.format == format))
     if has_actions is not None:
         has = exists().where(ActionRow.site_id == Site.id)
         query = query.where(has if has_actions else ~has)
@@ -116,19 +128,31 @@ def _items(session: Session, page: Sequence[Any]) -> list[dict[str, Any]]:
     actions = _counts(session, ActionRow, ids)
     flows = _counts(session, FlowRow, ids)
     formats: dict[int, set[str]] = {}
-    for site_id, fmt in session.execute(select(Document.site_id, Document.format).distinct()
-                                        .where(Document.site_id.in_(ids))):
+    for site_id, fmt in session.execute(
+        select(Document.site_id, Document.format).distinct().where(Document.site_id.in_(ids))
+    ):
         formats.setdefault(site_id, set()).add(fmt or "unknown")
-    return [{"host": row.host, "origin": row.origin, "name": row.name,
-             "description": row.description, "version": row.version,
-             "updated_at": iso(row.updated_at), "changed_at": iso(row.changed_at),
-             "actions": actions.get(row.id, 0), "flows": flows.get(row.id, 0),
-             "formats": sorted(formats.get(row.id, ()))} for row in page]
+    return [
+        {
+            "host": row.host,
+            "origin": row.origin,
+            "name": row.name,
+            "description": row.description,
+            "version": row.version,
+            "updated_at": iso(row.updated_at),
+            "changed_at": iso(row.changed_at),
+            "actions": actions.get(row.id, 0),
+            "flows": flows.get(row.id, 0),
+            "formats": sorted(formats.get(row.id, ())),
+        }
+        for row in page
+    ]
 
 
 def _counts(session: Session, model: Any, ids: list[int]) -> dict[int, int]:
-    rows = session.execute(select(model.site_id, func.count()).where(model.site_id.in_(ids))
-                           .group_by(model.site_id))
+    rows = session.execute(
+        select(model.site_id, func.count()).where(model.site_id.in_(ids)).group_by(model.site_id)
+    )
     return {site_id: n for site_id, n in rows}
 
 
@@ -148,19 +172,28 @@ def find_site(session: Session, text: str) -> Site | None:
     if host is None:
         return None
     # Not its crawl memory: nothing shown reads it, and it can be large (robots.txt).
-    return session.scalars(select(Site).options(defer(Site.crawl_state))
-                           .where(Site.host == host)).one_or_none()
+    return session.scalars(
+        select(Site).options(defer(Site.crawl_state)).where(Site.host == host)
+    ).one_or_none()
 
 
 def run_summary(run: CrawlRun, host: str | None = None) -> dict[str, Any]:
     """A crawl run's record without its per-site lists (a large crawl names thousands);
     with ``host``, the diagnostic codes that run recorded for that site."""
     stats = run.stats or {}
-    summary = {"id": run.id, "kind": run.kind, "status": run.status,
-               "started_at": iso(run.started_at), "finished_at": iso(run.finished_at),
-               "targets": len(run.targets or []),
-               "stats": {key: value for key, value in stats.items()
-                         if key not in ("site_errors", "changed_sites", "per_site")}}
+    summary = {
+        "id": run.id,
+        "kind": run.kind,
+        "status": run.status,
+        "started_at": iso(run.started_at),
+        "finished_at": iso(run.finished_at),
+        "targets": len(run.targets or []),
+        "stats": {
+            key: value
+            for key, value in stats.items()
+            if key not in ("site_errors", "changed_sites", "per_site")
+        },
+    }
     if host is not None:
         errors = stats.get("site_errors")
         summary["site_errors"] = (errors.get(host) if isinstance(errors, dict) else None) or []
@@ -169,8 +202,9 @@ def run_summary(run: CrawlRun, host: str | None = None) -> dict[str, Any]:
 
 def last_run(session: Session, host: str) -> dict[str, Any] | None:
     """The latest of the recent crawl runs that named ``host`` among its targets."""
-    runs = session.scalars(select(CrawlRun).order_by(CrawlRun.started_at.desc(),
-                                                     CrawlRun.id.desc()).limit(RECENT_RUNS))
+    runs = session.scalars(
+        select(CrawlRun).order_by(CrawlRun.started_at.desc(), CrawlRun.id.desc()).limit(RECENT_RUNS)
+    )
     for run in runs:
         if any(host_key(str(target)) == host for target in run.targets or []):
             return run_summary(run, host)

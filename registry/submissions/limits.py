@@ -42,8 +42,12 @@ class Limits:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
-        return cls(settings.submit_per_client, settings.submit_per_domain,
-                   settings.submit_window, settings.submit_max_queued)
+        return cls(
+            settings.submit_per_client,
+            settings.submit_per_domain,
+            settings.submit_window,
+            settings.submit_max_queued,
+        )
 
 
 def registrable_domain(host: str) -> str:
@@ -66,35 +70,62 @@ def client_hash(address: str, key: str) -> str:
     return hmac.new(key.encode(), address.encode(), hashlib.sha256).hexdigest()
 
 
-def check_limits(session: Session, client: str | None, domain: str, limits: Limits,
-                 now: datetime) -> None:
+def check_limits(
+    session: Session, client: str | None, domain: str, limits: Limits, now: datetime
+) -> None:
     """Raise Limited when one more submission from ``client`` for ``domain`` is too many."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
-    queued = session.scalar(select(func.count()).select_from(Submission)
-                            .where(Submission.status == "queued")) or 0
+    queued = (
+        session.scalar(
+            select(func.count()).select_from(Submission).where(Submission.status == "queued")
+        )
+        or 0
+    )
     if queued >= limits.max_queued:
-        raise Limited("queue-full", f"{queued} submissions are waiting to be crawled; retry "
-                      f"in {QUEUE_FULL_RETRY} s", QUEUE_FULL_RETRY)
+        raise Limited(
+            "queue-full",
+            f"{queued} submissions are waiting to be crawled; retry in {QUEUE_FULL_RETRY} s",
+            QUEUE_FULL_RETRY,
+        )
     if client is not None and limits.per_client:
         wait = _wait(session, Submission.client, client, limits.per_client, limits.window, now)
         if wait:
-            raise Limited("rate-limited", f"more than {limits.per_client} submissions from "
-                          f"this client in {limits.window:g} s; retry in {wait} s", wait)
+            raise Limited(
+                "rate-limited",
+                f"more than {limits.per_client} submissions from "
+                f"this client in {limits.window:g} s; retry in {wait} s",
+                wait,
+            )
     if limits.per_domain:
         wait = _wait(session, Submission.domain, domain, limits.per_domain, limits.window, now)
         if wait:
-            raise Limited("rate-limited", f"more than {limits.per_domain} submissions for "
-                          f"{domain} in {limits.window:g} s; retry in {wait} s", wait)
+            raise Limited(
+                "rate-limited",
+                f"more than {limits.per_domain} submissions for "
+                f"{domain} in {limits.window:g} s; retry in {wait} s",
+                wait,
+            )
 
 
-def _wait(session: Session, column: InstrumentedAttribute[str | None] | InstrumentedAttribute[str],
-          value: str, cap: int, window: float, now: datetime) -> int:
+def _wait(
+    session: Session,
+    column: InstrumentedAttribute[str | None] | InstrumentedAttribute[str],
+    value: str,
+    cap: int,
+    window: float,
+    now: datetime,
+) -> int:
     """Seconds until one more is allowed (0: now): when the cap-th latest leaves the window."""
     since = now - timedelta(seconds=window)
-    latest = list(session.scalars(select(Submission.created_at)
-                                  .where(column == value, Submission.created_at > since)
-                                  .order_by(Submission.created_at.desc()).limit(cap)))
+    latest = list(
+        session.scalars(
+            select(Submission.created_at)
+            .where(column == value, Submission.created_at > since)
+            .order_by(Submission.created_at.desc())
+            .limit(cap)
+        )
+    )
     if len(latest) < cap:
         return 0
     frees = latest[-1] + timedelta(seconds=window)

@@ -33,8 +33,14 @@ ROBOTS = "robots-disallowed"
 NEVER_REACHED = "crawl-incomplete"
 
 
-def submit(session: Session, url: str, now: datetime, *, client: str | None = None,
-           limits: Limits | None = None) -> tuple[Submission, bool]:
+def submit(
+    session: Session,
+    url: str,
+    now: datetime,
+    *,
+    client: str | None = None,
+    limits: Limits | None = None,
+) -> tuple[Submission, bool]:
     """(the open submission of ``url``'s host, whether it was created now). ``url`` is a
     target the address guard accepted; only its site's homepage is stored (``scheme://host
     [:port]/``: a crawl starts there, and a path or query may carry someone's secret);
@@ -47,9 +53,18 @@ def submit(session: Session, url: str, now: datetime, *, client: str | None = No
     domain = registrable_domain(host)
     if limits is not None:
         check_limits(session, client, domain, limits, now)
-    row = Submission(id=secrets.token_urlsafe(18), url=url, host=host, domain=domain,
-                     client=client, status="queued", errors=[], actions=[], attempts=0,
-                     created_at=now)
+    row = Submission(
+        id=secrets.token_urlsafe(18),
+        url=url,
+        host=host,
+        domain=domain,
+        client=client,
+        status="queued",
+        errors=[],
+        actions=[],
+        attempts=0,
+        created_at=now,
+    )
     try:
         with session.begin_nested():  # another replica may have queued the host meanwhile
             session.add(row)
@@ -62,8 +77,9 @@ def submit(session: Session, url: str, now: datetime, *, client: str | None = No
 
 
 def open_submission(session: Session, host: str) -> Submission | None:
-    return session.scalars(select(Submission).where(Submission.host == host,
-                                                    Submission.status.in_(OPEN))).first()
+    return session.scalars(
+        select(Submission).where(Submission.host == host, Submission.status.in_(OPEN))
+    ).first()
 
 
 def is_queued(session: Session, host: str) -> bool:
@@ -88,20 +104,29 @@ def pending_targets(session: Session, limit: int) -> list[str]:
 
 def pending(session: Session, limit: int) -> list[tuple[str, str]]:
     """(host, submitted URL) of the queued submissions, oldest first."""
-    query = (select(Submission.host, Submission.url).where(Submission.status == "queued")
-             .order_by(Submission.created_at, Submission.id).limit(limit))
+    query = (
+        select(Submission.host, Submission.url)
+        .where(Submission.status == "queued")
+        .order_by(Submission.created_at, Submission.id)
+        .limit(limit)
+    )
     return [(host, url) for host, url in session.execute(query)]
 
 
-def mark_crawling(session: Session, hosts: Sequence[str], run_id: int | None,
-                  now: datetime) -> int:
+def mark_crawling(session: Session, hosts: Sequence[str], run_id: int | None, now: datetime) -> int:
     """The queued submissions of ``hosts`` are being crawled by run ``run_id``."""
     if not hosts:
         return 0
-    done = cast("CursorResult[Any]", session.execute(  # an UPDATE: its result has a rowcount
-        update(Submission).where(Submission.host.in_(list(hosts)), Submission.status == "queued")
-        .values(status="crawling", run_id=run_id, started_at=now,
-                attempts=Submission.attempts + 1)))
+    done = cast(
+        "CursorResult[Any]",
+        session.execute(  # an UPDATE: its result has a rowcount
+            update(Submission)
+            .where(Submission.host.in_(list(hosts)), Submission.status == "queued")
+            .values(
+                status="crawling", run_id=run_id, started_at=now, attempts=Submission.attempts + 1
+            )
+        ),
+    )
     return int(done.rowcount or 0)
 
 
@@ -109,8 +134,11 @@ def settle(session: Session, host: str, errors: Sequence[str], now: datetime) ->
     """After the host's promotion, in its transaction: its open submission is done when the
     site has actions, else failed with the reason (robots.txt, the site's errors, nothing
     found). ``errors``: the crawl's diagnostic codes for the site."""
-    rows = list(session.scalars(select(Submission).where(Submission.host == host,
-                                                         Submission.status.in_(OPEN))))
+    rows = list(
+        session.scalars(
+            select(Submission).where(Submission.host == host, Submission.status.in_(OPEN))
+        )
+    )
     if not rows:
         return 0
     actions = _actions(session, host)
@@ -128,8 +156,9 @@ def requeue(session: Session, run_id: int, now: datetime) -> int:
     """The submissions run ``run_id`` took and did not settle (it ended before reaching the
     host, spooled it, or died and was swept): back to the queue, or failed once MAX_ATTEMPTS
     crawls have begun on them. Call it when a run ends, however it ends."""
-    rows = session.scalars(select(Submission).where(Submission.status == "crawling",
-                                                    Submission.run_id == run_id))
+    rows = session.scalars(
+        select(Submission).where(Submission.status == "crawling", Submission.run_id == run_id)
+    )
     count = 0
     for row in rows:
         count += 1
@@ -142,9 +171,13 @@ def requeue(session: Session, run_id: int, now: datetime) -> int:
 
 
 def _actions(session: Session, host: str) -> list[dict[str, Any]]:
-    query = (select(ActionRow.id, ActionRow.name, ActionRow.title)
-             .join(Site, ActionRow.site_id == Site.id).where(Site.host == host)
-             .order_by(ActionRow.name, ActionRow.id).limit(MAX_LISTED))
+    query = (
+        select(ActionRow.id, ActionRow.name, ActionRow.title)
+        .join(Site, ActionRow.site_id == Site.id)
+        .where(Site.host == host)
+        .order_by(ActionRow.name, ActionRow.id)
+        .limit(MAX_LISTED)
+    )
     return [{"id": i, "name": n, "title": t} for i, n, t in session.execute(query)]
 
 
@@ -155,5 +188,7 @@ def _reason(session: Session, host: str, errors: Sequence[str]) -> str:
         last = session.scalar(select(Site.last_error).where(Site.host == host))
         codes = ", ".join(sorted(set(errors)))
         return f"no actions found; the site's errors: {codes}" + (f" ({last})" if last else "")
-    return (f"no actions found on {host}: no manifest, well-known file or Schema.org action "
-            "the crawler reads")
+    return (
+        f"no actions found on {host}: no manifest, well-known file or Schema.org action "
+        "the crawler reads"
+    )

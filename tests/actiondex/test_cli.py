@@ -16,8 +16,20 @@ from tests.helpers.cli import one_line_error, run
 from tests.helpers.paths import FIXTURES
 
 INGEST = FIXTURES / "ingest"
-COMMANDS = ["demo", "crawl", "ingest", "index", "find", "validate", "serve", "mcp", "migrate",
-            "history", "sites", "sites remove"]
+COMMANDS = [
+    "demo",
+    "crawl",
+    "ingest",
+    "index",
+    "find",
+    "validate",
+    "serve",
+    "mcp",
+    "migrate",
+    "history",
+    "sites",
+    "sites remove",
+]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -41,7 +53,12 @@ def test_ingest_then_find(data_dir: Path, db_url: str) -> None:
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert {k: summary[k] for k in ("sites", "documents", "actions", "flows", "errors")} == {
-        "sites": 1, "documents": 1, "actions": 2, "flows": 1, "errors": 0}
+        "sites": 1,
+        "documents": 1,
+        "actions": 2,
+        "flows": 1,
+        "errors": 0,
+    }
 
     proc = run(data_dir, "find", "order printer paper", "--json", db_url=db_url)
     assert proc.returncode == 0, proc.stderr
@@ -50,8 +67,10 @@ def test_ingest_then_find(data_dir: Path, db_url: str) -> None:
     top = found["results"][0]
     assert top["site"] == "inkwell.example"
     assert top["name"] in ("place_order", "order_stationery")
-    assert top["source"] == {"url": "https://inkwell.example/.well-known/agent-actions.json",
-                             "format": "agent-actions"}
+    assert top["source"] == {
+        "url": "https://inkwell.example/.well-known/agent-actions.json",
+        "format": "agent-actions",
+    }
     assert top["endpoint"] is None or top["endpoint"].startswith("https://inkwell.example/")
 
     proc = run(data_dir, "find", "order", "--effect", "read", "--json", db_url=db_url)
@@ -68,21 +87,25 @@ def test_ingest_without_origin_skips_the_file_and_says_how(data_dir: Path) -> No
     proc = run(data_dir, "ingest", str(INGEST / "noorigin"), "--json")
     [skipped] = json.loads(proc.stdout)["skipped"]
     assert proc.returncode == 1 and "--origin" in skipped["reason"]
-    proc = run(data_dir, "ingest", str(INGEST / "noorigin"), "--origin",
-               "https://ping.example", "--json")
+    proc = run(
+        data_dir, "ingest", str(INGEST / "noorigin"), "--origin", "https://ping.example", "--json"
+    )
     assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 1
     assert json.loads(proc.stdout)["skipped"] == []
 
 
-@pytest.mark.parametrize("args,expect", [
-    (["find", "x", "--effect", "steal"], "--effect: Input should be 'read'"),
-    (["find", "   "], "empty"),
-    (["ingest", "/no/such/file"], "no such file"),
-    (["crawl", "http://127.0.0.1:9/"], "refused"),
-    (["crawl", "http://example.com:0/"], "port that is not a number from 1 to 65535"),
-    (["crawl", "https://shop.example/%0D%0A"], "control characters"),
-    (["crawl", "example.test", "--resolve", "nonsense"], "--resolve"),
-])
+@pytest.mark.parametrize(
+    "args,expect",
+    [
+        (["find", "x", "--effect", "steal"], "--effect: Input should be 'read'"),
+        (["find", "   "], "empty"),
+        (["ingest", "/no/such/file"], "no such file"),
+        (["crawl", "http://127.0.0.1:9/"], "refused"),
+        (["crawl", "http://example.com:0/"], "port that is not a number from 1 to 65535"),
+        (["crawl", "https://shop.example/%0D%0A"], "control characters"),
+        (["crawl", "example.test", "--resolve", "nonsense"], "--resolve"),
+    ],
+)
 def test_bad_input_is_one_line(data_dir: Path, args: list[str], expect: str) -> None:
     assert expect in one_line_error(run(data_dir, *args))
 
@@ -115,31 +138,45 @@ def one_json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
     return dict(body["error"])
 
 
-@pytest.mark.parametrize("args,code,expect", [
-    (["find", "", "--json"], "bad-input", "empty"),
-    (["find", "x", "--effect", "bogus", "--json"], "bad-input", "--effect"),
-    (["find", "x", "--limit", "0", "--json"], "bad-input", "--limit"),
-    (["find", "x", "--json", "--bogus"], "bad-input", "--bogus"),
-])
-def test_json_failures_print_one_json_error(data_dir: Path, args: list[str], code: str,
-                                            expect: str) -> None:
+@pytest.mark.parametrize(
+    "args,code,expect",
+    [
+        (["find", "", "--json"], "bad-input", "empty"),
+        (["find", "x", "--effect", "bogus", "--json"], "bad-input", "--effect"),
+        (["find", "x", "--limit", "0", "--json"], "bad-input", "--limit"),
+        (["find", "x", "--json", "--bogus"], "bad-input", "--bogus"),
+    ],
+)
+def test_json_failures_print_one_json_error(
+    data_dir: Path, args: list[str], code: str, expect: str
+) -> None:
     error = one_json_error(run(data_dir, *args))
     assert error["code"] == code and expect in error["message"]
 
 
 def test_a_crawl_without_its_database_prints_one_json_error(data_dir: Path) -> None:
-    proc = run(data_dir, "crawl", "http://shop.test:8/", "--resolve", "shop.test:8:127.0.0.1",
-               "--json", db_url=UNREACHABLE_PG)
+    proc = run(
+        data_dir,
+        "crawl",
+        "http://shop.test:8/",
+        "--resolve",
+        "shop.test:8:127.0.0.1",
+        "--json",
+        db_url=UNREACHABLE_PG,
+    )
     error = one_json_error(proc)
     assert "database" in error["message"] and "Connection refused" in error["message"]
 
 
-@pytest.mark.parametrize("args,expect", [
-    (["serve", "--port", "99999"], "--port"),
-    (["demo", "--port", "0"], "--port"),
-    (["migrate"], "cannot reach the database"),
-    (["nosuch"], "No such command"),
-])
+@pytest.mark.parametrize(
+    "args,expect",
+    [
+        (["serve", "--port", "99999"], "--port"),
+        (["demo", "--port", "0"], "--port"),
+        (["migrate"], "cannot reach the database"),
+        (["nosuch"], "No such command"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(data_dir: Path, args: list[str], expect: str) -> None:
     proc = run(data_dir, *args, db_url=UNREACHABLE_PG)
     assert expect in one_line_error(proc) and proc.returncode == 2

@@ -43,13 +43,55 @@ def test_results_say_what_calling_needs_and_costs(store: Path) -> None:
 
 def test_every_filter_of_the_api_is_an_option(store: Path) -> None:
     # every option at once, the repeatable ones twice: no action here has a type
-    assert found(store, "paper", "--type", "SearchAction", "--type", "BuyAction", "--format",
-                 "agent-actions", "--method", "GET", "--auth", "none", "--site",
-                 "paperworks.example", "--site", "other.example", "--effect", "read",
-                 "--effect", "write", "--origin", "any", "--offset", "0", "--per-site", "2",
-                 "--limit", "1", "--explain") == []
-    [hit] = found(store, "paper", "--format", "agent-actions", "--method", "GET", "--auth",
-                  "none", "--site", "paperworks.example", "--origin", "same", "--explain")
+    assert (
+        found(
+            store,
+            "paper",
+            "--type",
+            "SearchAction",
+            "--type",
+            "BuyAction",
+            "--format",
+            "agent-actions",
+            "--method",
+            "GET",
+            "--auth",
+            "none",
+            "--site",
+            "paperworks.example",
+            "--site",
+            "other.example",
+            "--effect",
+            "read",
+            "--effect",
+            "write",
+            "--origin",
+            "any",
+            "--offset",
+            "0",
+            "--per-site",
+            "2",
+            "--limit",
+            "1",
+            "--explain",
+        )
+        == []
+    )
+    [hit] = found(
+        store,
+        "paper",
+        "--format",
+        "agent-actions",
+        "--method",
+        "GET",
+        "--auth",
+        "none",
+        "--site",
+        "paperworks.example",
+        "--origin",
+        "same",
+        "--explain",
+    )
     assert hit["name"] == "find_paper" and hit["explain"][0]["term"] == "paper"
     assert found(store, "paper", "--origin", "cross") == []
     assert found(store, "paper", "--offset", "5") == []
@@ -68,16 +110,19 @@ def test_explain_in_the_table(store: Path) -> None:
     assert proc.returncode == 0 and "1. paper in all +" in proc.stdout
 
 
-@pytest.mark.parametrize(("args", "expect"), [
-    (["--limit", "51"], "--limit: Input should be less than or equal to 50"),
-    (["--limit", "0"], "--limit: Input should be greater than or equal to 1"),
-    (["--offset", "201"], "--offset: Input should be less than or equal to 200"),
-    (["--per-site", "0"], "--per-site: Input should be greater than or equal to 1"),
-    (["--site", "shop.example/x"], "--site: must be a host or domain"),
-    (["--type", "two words"], "--type: must be a short name"),
-    (["--auth", "password"], "--auth: Input should be 'none'"),
-    (["--origin", "sideways"], "--origin: Input should be 'same', 'cross' or 'any'"),
-])
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (["--limit", "51"], "--limit: Input should be less than or equal to 50"),
+        (["--limit", "0"], "--limit: Input should be greater than or equal to 1"),
+        (["--offset", "201"], "--offset: Input should be less than or equal to 200"),
+        (["--per-site", "0"], "--per-site: Input should be greater than or equal to 1"),
+        (["--site", "shop.example/x"], "--site: must be a host or domain"),
+        (["--type", "two words"], "--type: must be a short name"),
+        (["--auth", "password"], "--auth: Input should be 'none'"),
+        (["--origin", "sideways"], "--origin: Input should be 'same', 'cross' or 'any'"),
+    ],
+)
 def test_bad_options_are_one_line_from_the_contract(
     data_dir: Path, args: list[str], expect: str
 ) -> None:
@@ -107,4 +152,5 @@ def test_group_site_lists_each_site_once(store: Path) -> None:
     proc = run(store, "find", "paper", "--group", "site")
     assert proc.returncode == 0 and "paperworks.example" in proc.stdout
     assert one_line_error(run(store, "find", "paper", "--group", "page")).startswith(
-        "actiondex: error: --group: Input should be 'action' or 'site'")
+        "actiondex: error: --group: Input should be 'action' or 'site'"
+    )

@@ -28,11 +28,17 @@ pytestmark = pytest.mark.timeout(300)
 MANIFEST = "/.well-known/agent-actions.json"
 
 
-def run(data_dir: Path, *args: str, module: str = "actiondex",
-        **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", module, *args], env=env_for(data_dir, **env),
-                          text=True,
-                          capture_output=True, timeout=240, cwd=ROOT)
+def run(
+    data_dir: Path, *args: str, module: str = "actiondex", **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        env=env_for(data_dir, **env),
+        text=True,
+        capture_output=True,
+        timeout=240,
+        cwd=ROOT,
+    )
 
 
 def one_json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -44,16 +50,26 @@ def one_json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 
 def _sites() -> dict[str, Site]:
-    return {f"{name}.test": Site({MANIFEST: json_reply(agent_actions(name))})
-            for name in ("alpha", "beta")}
+    return {
+        f"{name}.test": Site({MANIFEST: json_reply(agent_actions(name))})
+        for name in ("alpha", "beta")
+    }
 
 
 def test_a_crawl_uses_one_database_engine(tmp_path: Path) -> None:
     with LoopbackWeb(_sites()) as web:
         flags = [a for e in web.resolve_args() for a in ("--resolve", e)]
-        proc = run(tmp_path, "crawl", "--json", "--delay", "0", *flags,
-                   web.url("alpha.test"), web.url("beta.test"),
-                   module="tests.hostile.count_engines")
+        proc = run(
+            tmp_path,
+            "crawl",
+            "--json",
+            "--delay",
+            "0",
+            *flags,
+            web.url("alpha.test"),
+            web.url("beta.test"),
+            module="tests.hostile.count_engines",
+        )
     assert json.loads(proc.stdout)["actions"] == 2, proc.stderr
     assert json.loads(proc.stderr.strip().splitlines()[-1]) == {"created": 1, "connected": 1}
 
@@ -81,17 +97,33 @@ def _cut_while_served(proxy: CuttableProxy) -> Iterator[bytes]:
 
 
 def test_a_database_that_goes_away_mid_crawl_with_json_is_one_error_object(
-    tmp_path: Path, empty_pg_url: str,
+    tmp_path: Path,
+    empty_pg_url: str,
 ) -> None:
     pg = make_url(empty_pg_url)
     with CuttableProxy((pg.host or "127.0.0.1", pg.port or 5432)) as proxy:
         url = pg.set(port=proxy.port).render_as_string(hide_password=False)
         assert run(tmp_path, "migrate", ACTIONDEX_DATABASE_URL=url).returncode == 0
-        site = Site({MANIFEST: Reply(body=lambda: _cut_while_served(proxy),
-                                     headers={"Content-Type": "application/json"})})
+        site = Site(
+            {
+                MANIFEST: Reply(
+                    body=lambda: _cut_while_served(proxy),
+                    headers={"Content-Type": "application/json"},
+                )
+            }
+        )
         with LoopbackWeb({"gone.test": site}) as web:
-            proc = run(tmp_path, "crawl", "--json", "--delay", "0", "--resolve",
-                       web.resolve_args()[0], web.url("gone.test"), ACTIONDEX_DATABASE_URL=url)
+            proc = run(
+                tmp_path,
+                "crawl",
+                "--json",
+                "--delay",
+                "0",
+                "--resolve",
+                web.resolve_args()[0],
+                web.url("gone.test"),
+                ACTIONDEX_DATABASE_URL=url,
+            )
     assert proc.returncode == 2, proc.stderr
     error = one_json_error(proc)
     assert error["code"] == "database-unavailable"
@@ -102,13 +134,21 @@ def test_a_database_that_goes_away_mid_crawl_with_json_is_one_error_object(
 def test_the_address_policy_comes_from_the_environment(tmp_path: Path) -> None:
     with LoopbackWeb(_sites()) as web:
         entries = " ".join(web.resolve_args())
-        proc = run(tmp_path, "crawl", "--json", "--delay", "0", web.url("alpha.test"),
-                   ACTIONDEX_RESOLVE=entries)
+        proc = run(
+            tmp_path,
+            "crawl",
+            "--json",
+            "--delay",
+            "0",
+            web.url("alpha.test"),
+            ACTIONDEX_RESOLVE=entries,
+        )
         bad = run(tmp_path, "crawl", web.url("alpha.test"), ACTIONDEX_RESOLVE="nonsense")
     assert json.loads(proc.stdout)["actions"] == 1, proc.stderr
     assert bad.returncode == 2 and bad.stderr.strip() == (
         "actiondex: error: ACTIONDEX_RESOLVE 'nonsense': expected HOST:PORT:ADDR, "
-        "e.g. a.test:443:127.0.0.1")
+        "e.g. a.test:443:127.0.0.1"
+    )
 
 
 def test_a_host_that_does_not_resolve_says_so_in_the_summary_and_the_run(tmp_path: Path) -> None:

@@ -27,8 +27,17 @@ def test_every_door_serve_prints_answers(data_dir: Path) -> None:
         said = (data_dir / f"serve-{port}.log").read_text()
         urls = sorted(set(re.findall(rf"{re.escape(base)}[^\s)]*", said)))
         paths = {url.removeprefix(base).split("?")[0] for url in urls}
-        assert {"/", "/validator", "/find", "/docs", "/mcp", "/ard/agents", "/.well-known/ard.json",
-                "/readyz", "/metrics"} <= paths, said
+        assert {
+            "/",
+            "/validator",
+            "/find",
+            "/docs",
+            "/mcp",
+            "/ard/agents",
+            "/.well-known/ard.json",
+            "/readyz",
+            "/metrics",
+        } <= paths, said
         for url in urls:
             status = _status(url)
             if url.endswith("/mcp"):

@@ -22,18 +22,34 @@ def test_both_runners_take_the_same_work_in_the_same_order(session: Session) -> 
     add_site(session, "fresh.example", [], next_crawl_at=now + timedelta(hours=1))
     submit(session, "http://new.example:8080/", now - timedelta(minutes=2))
     submit(session, "https://due.example/", now - timedelta(minutes=1))  # due and submitted
-    work = [("new.example", "http://new.example:8080/"), ("due.example", "https://due.example/"),
-            ("late.example", None)]
+    work = [
+        ("new.example", "http://new.example:8080/"),
+        ("due.example", "https://due.example/"),
+        ("late.example", None),
+    ]
     for limit in (1, 2, 3, 10):
         assert due_work(session, now, limit) == work[:limit]
         assert [(host, url) for host, url, _ in hooks.due_work(session, now, limit)] == (
-            work[:limit])
+            work[:limit]
+        )
         assert crawl_selection(session, limit) == [
-            url or f"https://{host}" for host, url in work[:limit]]
+            url or f"https://{host}" for host, url in work[:limit]
+        ]
     assert due_work(session, now, 10, ["fresh.example", "late.example", "due.example"]) == [
-        ("due.example", "https://due.example/"), ("late.example", None)]
-    assert [should_crawl(session, host, now) for host in (
-        "new.example", "due.example", "late.example", "fresh.example", "nowhere.example")] == [
-        True, True, True, False, False]
+        ("due.example", "https://due.example/"),
+        ("late.example", None),
+    ]
+    assert [
+        should_crawl(session, host, now)
+        for host in (
+            "new.example",
+            "due.example",
+            "late.example",
+            "fresh.example",
+            "nowhere.example",
+        )
+    ] == [True, True, True, False, False]
     assert [hooks.is_due(session, host, now) for host in ("new.example", "fresh.example")] == [
-        True, False]
+        True,
+        False,
+    ]

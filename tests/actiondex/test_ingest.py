@@ -38,7 +38,8 @@ def stored(engine: Engine) -> dict[str, dict[str, str | None]]:
     found: dict[str, dict[str, str | None]] = {}
     with Session(engine) as session:
         for host, name, endpoint in session.execute(
-                select(Site.host, ActionRow.name, ActionRow.endpoint).join_from(ActionRow, Site)):
+            select(Site.host, ActionRow.name, ActionRow.endpoint).join_from(ActionRow, Site)
+        ):
             found.setdefault(host, {})[name] = endpoint
     return found
 
@@ -48,8 +49,13 @@ def test_a_folder_of_good_and_bad_files_stores_the_good_ones(data_dir: Path) -> 
     assert proc.returncode == 1, proc.stderr  # something was skipped
     summary = json.loads(proc.stdout)
     skipped = {Path(s["path"]).name: s["reason"] for s in summary["skipped"]}
-    assert set(skipped) == {"bare.html", "broken.json", "no-site.json", "order.schema.json",
-                            "unknown.json"}  # README.md is no candidate at all
+    assert set(skipped) == {
+        "bare.html",
+        "broken.json",
+        "no-site.json",
+        "order.schema.json",
+        "unknown.json",
+    }  # README.md is no candidate at all
     assert "json-parse-error" in skipped["broken.json"]
     assert "unknown-format" in skipped["order.schema.json"]
     assert "unknown-format" in skipped["unknown.json"]
@@ -65,8 +71,7 @@ def test_a_folder_of_good_and_bad_files_stores_the_good_ones(data_dir: Path) -> 
 def test_the_spec_shaped_manifest_names_its_site_by_host(store: Engine) -> None:
     summary = ingest_paths(store, [MIXED / "agent-actions.json"], None)
     assert summary["skipped"] == [] and summary["changed_sites"] == ["shop.example"]
-    assert stored(store) == {"shop.example": {
-        "search_products": "https://shop.example/api/search"}}
+    assert stored(store) == {"shop.example": {"search_products": "https://shop.example/api/search"}}
 
 
 def test_an_ai_plugin_is_placed_by_its_api_url(store: Engine) -> None:
@@ -83,10 +88,16 @@ def test_origin_places_a_file_that_names_no_site(store: Engine) -> None:
     assert stored(store) == {"ping.example": {"ping": "https://ping.example/ping"}}
 
 
-def test_a_confusable_host_is_its_a_label_and_flagged_everywhere(tmp_path: Path,
-                                                                  store: Engine) -> None:
-    body = json.dumps({"schema": "agent-actions/0.1", "site": "p\u0430ypal.test", "actions": [
-        {"name": "pay", "method": "POST", "path": "/pay", "effect": "spend"}]})
+def test_a_confusable_host_is_its_a_label_and_flagged_everywhere(
+    tmp_path: Path, store: Engine
+) -> None:
+    body = json.dumps(
+        {
+            "schema": "agent-actions/0.1",
+            "site": "p\u0430ypal.test",
+            "actions": [{"name": "pay", "method": "POST", "path": "/pay", "effect": "spend"}],
+        }
+    )
     manifest = tmp_path / "agent-actions.json"
     manifest.write_text(body, encoding="utf-8")
 
@@ -111,7 +122,8 @@ def test_hidden_folders_are_not_read_but_well_known_is(tmp_path: Path, store: En
     (site / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (site / ".well-known").mkdir()
     (site / ".well-known" / "agent-actions.json").write_bytes(
-        (MIXED / "agent-actions.json").read_bytes())
+        (MIXED / "agent-actions.json").read_bytes()
+    )
     summary = ingest_paths(store, [site], None)
     assert summary["skipped"] == [] and summary["documents"] == 1
 

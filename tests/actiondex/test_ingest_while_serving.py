@@ -43,11 +43,22 @@ def db_url(request: pytest.FixtureRequest) -> str:
 def manifest_json(word: str, host: str | None = None) -> str:
     """One action, ``order_WORD``; its site ``host`` (None: where the file is fetched from)."""
     site = {"name": host or word} | ({"url": f"https://{host}"} if host else {})
-    return json.dumps({
-        "schema": "agent-actions/0.1", "site": site,
-        "actions": [{"name": f"order_{word}", "title": f"Order {word}", "effect": "spend",
-                     "description": f"Order a {word} today.", "method": "POST",
-                     "path": "/order"}]})
+    return json.dumps(
+        {
+            "schema": "agent-actions/0.1",
+            "site": site,
+            "actions": [
+                {
+                    "name": f"order_{word}",
+                    "title": f"Order {word}",
+                    "effect": "spend",
+                    "description": f"Order a {word} today.",
+                    "method": "POST",
+                    "path": "/order",
+                }
+            ],
+        }
+    )
 
 
 def manifest(folder: Path, host: str, word: str) -> Path:
@@ -59,8 +70,13 @@ def manifest(folder: Path, host: str, word: str) -> Path:
 
 def ingest(data_dir: Path, db_url: str, folder: Path, wait_s: float) -> subprocess.Popen[str]:
     env = env_for(data_dir, db_url, ACTIONDEX_INDEX_WAIT_SECONDS=str(wait_s))
-    return subprocess.Popen([*AX, "ingest", "--json", str(folder)],
-                            env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [*AX, "ingest", "--json", str(folder)],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def stored(base: str, host: str) -> bool:
@@ -74,8 +90,9 @@ def stored(base: str, host: str) -> bool:
         raise
 
 
-def run_round(data_dir: Path, db_url: str, base: str, folder: Path, lock: str
-              ) -> tuple[int, str, str]:
+def run_round(
+    data_dir: Path, db_url: str, base: str, folder: Path, lock: str
+) -> tuple[int, str, str]:
     """One ingest; ``lock``: "free" (only serve's follower competes for the lock), "held"
     (held by this process past the ingest's wait) or "released" (held until the ingest has
     stored, then released while it waits). Its exit code, stdout and stderr."""
@@ -155,9 +172,22 @@ def test_a_crawl_beside_serve_leaves_a_held_index_to_it(data_dir: Path) -> None:
         try:
             flags = [a for entry in web.resolve_args() for a in ("--resolve", entry)]
             proc = subprocess.run(
-                [sys.executable, "-m", "actiondex", "crawl", "--json", "--delay", "0", *flags,
-                 web.url("crawled.test")], text=True, capture_output=True, timeout=120,
-                env=env_for(data_dir, ACTIONDEX_INDEX_WAIT_SECONDS=str(WAIT_S)))
+                [
+                    sys.executable,
+                    "-m",
+                    "actiondex",
+                    "crawl",
+                    "--json",
+                    "--delay",
+                    "0",
+                    *flags,
+                    web.url("crawled.test"),
+                ],
+                text=True,
+                capture_output=True,
+                timeout=120,
+                env=env_for(data_dir, ACTIONDEX_INDEX_WAIT_SECONDS=str(WAIT_S)),
+            )
         finally:
             holder.wait_merging_threads()
         assert proc.returncode == 0 and json.loads(proc.stdout)["actions"] == 1, proc.stderr

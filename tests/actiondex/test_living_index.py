@@ -65,8 +65,7 @@ def test_replicas_on_one_postgresql_keep_their_own_index_and_catch_up(
     for folder in dirs:
         folder.mkdir()
     with ExitStack() as stack:
-        bases = [stack.enter_context(serving(d, ACTIONDEX_DATABASE_URL=empty_pg_url))
-                 for d in dirs]
+        bases = [stack.enter_context(serving(d, ACTIONDEX_DATABASE_URL=empty_pg_url)) for d in dirs]
         for n, word in enumerate(["narwhal", "ocarina"]):
             promote(engine, f"new{n}.example", word)
         for base in bases:
@@ -112,8 +111,9 @@ def test_while_the_store_is_away_the_index_keeps_answering(
         engine.dispose()
         _admin(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
         try:
-            _admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                   f"WHERE datname = '{name}'")
+            _admin(
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+            )
             time.sleep(3)
             assert finds(base, "abacus")  # every poll fails; /find answers from the index
         finally:

@@ -17,8 +17,18 @@ def _store_runs(db_url: str, data_dir: Path) -> list[int]:
     migrate(engine)
     with transaction(engine) as session:
         ids = [start_run(session, "crawl", ["a.example"]) for _ in range(3)]
-        finish_run(session, ids[0], {"sites": 1, "actions": 4, "errors": 0, "requests": 9,
-                                     "seconds": 0.5, "changed_sites": ["a.example"]})
+        finish_run(
+            session,
+            ids[0],
+            {
+                "sites": 1,
+                "actions": 4,
+                "errors": 0,
+                "requests": 9,
+                "seconds": 0.5,
+                "changed_sites": ["a.example"],
+            },
+        )
         finish_run(session, ids[1], {"sites": 1}, status="aborted")
     engine.dispose()
     return ids
@@ -32,16 +42,19 @@ def test_runs_lists_newest_first_and_filters(tmp_path: Path, empty_db_url: str) 
     assert [r["id"] for r in items] == ids[::-1]
     assert [r["status"] for r in items] == ["running", "aborted", "finished"]
     assert (items[2]["actions"], items[2]["requests"], items[2]["changed_sites"]) == (
-        4, 9, ["a.example"])
+        4,
+        9,
+        ["a.example"],
+    )
     aborted = run(tmp_path, "runs", "--json", "--status", "aborted", db_url=empty_db_url)
     assert [r["id"] for r in json.loads(aborted.stdout)["items"]] == [ids[1]]
-    page = json.loads(run(tmp_path, "runs", "--json", "--limit", "1",
-                          db_url=empty_db_url).stdout)
+    page = json.loads(run(tmp_path, "runs", "--json", "--limit", "1", db_url=empty_db_url).stdout)
     assert [r["id"] for r in page["items"]] == [ids[2]] and page["next_cursor"] == str(ids[2])
     table = run(tmp_path, "runs", db_url=empty_db_url)
     assert table.returncode == 0
-    cells = [line.split("│")[1].strip() for line in table.stdout.splitlines()
-             if line.startswith("│")]  # the rows (the header row is drawn with ┃)
+    cells = [
+        line.split("│")[1].strip() for line in table.stdout.splitlines() if line.startswith("│")
+    ]  # the rows (the header row is drawn with ┃)
     assert cells == [str(i) for i in ids[::-1]]
     assert "finished" in table.stdout and "aborted" in table.stdout
 

@@ -48,7 +48,8 @@ def test_remove_is_recorded_and_an_ingest_brings_the_site_back(tmp_path: Path) -
     back = _json(tmp_path, "history", SHOP, "--limit", "1")
     assert back["removed_at"] is None and back["next_cursor"] is not None
     assert [(e["reason"], e["version"], e["added"]) for e in back["items"]] == [
-        ("ingest", 3, ingested["added"])]
+        ("ingest", 3, ingested["added"])
+    ]
     assert _found(tmp_path) == {SHOP}
     table = run(tmp_path, "history", SHOP)
     assert table.returncode == 0 and "ingest" in table.stdout and "removed" in table.stdout
@@ -56,8 +57,12 @@ def test_remove_is_recorded_and_an_ingest_brings_the_site_back(tmp_path: Path) -
 
 def test_unknown_hosts_and_bad_input_are_one_line(tmp_path: Path) -> None:
     _ingest(tmp_path)
-    for args in (("sites", "remove", "nowhere.example"), ("history", "nowhere.example"),
-                 ("sites", "remove", "not a host!!"), ("history", SHOP, "--limit", "0")):
+    for args in (
+        ("sites", "remove", "nowhere.example"),
+        ("history", "nowhere.example"),
+        ("sites", "remove", "not a host!!"),
+        ("history", SHOP, "--limit", "0"),
+    ):
         proc = run(tmp_path, *args)
         assert proc.returncode == 2, args
         line = one_line_error(proc)

@@ -10,8 +10,20 @@ import pytest
 
 from tests.helpers.cli import one_line_error, run
 
-KEYS = {"id", "url", "host", "status", "reason", "errors", "actions", "created_at",
-        "started_at", "finished_at", "link", "created"}
+KEYS = {
+    "id",
+    "url",
+    "host",
+    "status",
+    "reason",
+    "errors",
+    "actions",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "link",
+    "created",
+}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -29,7 +41,10 @@ def test_submit_queues_once_and_prints_one_json_object(data_dir: Path, db_url: s
     body = json.loads(first.stdout)
     assert set(body) == KEYS and body["created"] is True
     assert (body["status"], body["host"], body["url"]) == (
-        "queued", "shop.example", "https://shop.example/")  # the site's homepage only
+        "queued",
+        "shop.example",
+        "https://shop.example/",
+    )  # the site's homepage only
     again = json.loads(run(data_dir, "submit", "--json", "shop.example", db_url=db_url).stdout)
     assert again["created"] is False and again["id"] == body["id"]
 
@@ -41,13 +56,16 @@ def test_submit_for_people_says_what_happened(data_dir: Path) -> None:
     assert again.stdout.startswith("already queued: ")
 
 
-@pytest.mark.parametrize("url,says", [
-    ("http://127.0.0.1:9/", "non-public address"),
-    ("localhost", "loopback name"),
-    ("not a url!!", "is not a domain or an http(s) URL"),
-    ("http://example.com:0/", "port that is not a number from 1 to 65535"),
-    ("https://shop.example/%0d%0aX:%201", "control characters"),
-])
+@pytest.mark.parametrize(
+    "url,says",
+    [
+        ("http://127.0.0.1:9/", "non-public address"),
+        ("localhost", "loopback name"),
+        ("not a url!!", "is not a domain or an http(s) URL"),
+        ("http://example.com:0/", "port that is not a number from 1 to 65535"),
+        ("https://shop.example/%0d%0aX:%201", "control characters"),
+    ],
+)
 def test_refused_urls_exit_2(data_dir: Path, url: str, says: str) -> None:
     proc = run(data_dir, "submit", "--", url)
     assert proc.returncode == 2 and says in one_line_error(proc)

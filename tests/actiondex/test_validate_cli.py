@@ -27,8 +27,13 @@ pytestmark = pytest.mark.timeout(300)
 def validate(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(data_dir)}
     env.pop("ACTIONDEX_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "actiondex", "validate", *args], env=env,
-                          text=True, capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "actiondex", "validate", *args],
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +43,7 @@ def web() -> Iterator[DemoWeb]:
 
 
 # -- the command on files --------------------------------------------------------------------
+
 
 def test_file_json_is_exactly_the_report(data_dir: Path) -> None:
     proc = validate(data_dir, str(FILES / "shop.json"), "--json")
@@ -65,8 +71,9 @@ def test_pages_are_read_for_schemaorg(data_dir: Path) -> None:
 def test_a_file_without_a_site_is_checked_without_one(data_dir: Path) -> None:
     report = json.loads(validate(data_dir, str(FILES / "no-site.json"), "--json").stdout)
     assert codes(report) == {"site-unknown": "info"}
-    proc = validate(data_dir, str(FILES / "no-site.json"), "--origin", "https://ping.example",
-                    "--json")
+    proc = validate(
+        data_dir, str(FILES / "no-site.json"), "--origin", "https://ping.example", "--json"
+    )
     assert codes(json.loads(proc.stdout)) == {}  # api.ping.example is a subdomain: fine
 
 
@@ -77,16 +84,19 @@ def test_references_are_read_from_files_beside_it() -> None:
     assert {a.name for a in report.actions} == {"inkpot", "searchInks"}
 
 
-@pytest.mark.parametrize("args,expect", [
-    (["./no/such/file.json"], "no such file"),
-    (["http://127.0.0.1:9/"], "refused http://127.0.0.1:9/"),
-    (["http://shop.invalid:0/"], "port that is not a number from 1 to 65535"),
-    (["https://shop.invalid/a%0d%0ab.json"], "control characters"),
-    (["http://127%2e0.0.1:9/"], "is not a domain or an http(s) URL"),  # was exit 1, traceback
-    (["shop.test", "--resolve", "nonsense"], "--resolve"),
-    ([str(FILES / "shop.json"), "--origin", "ftp://x"], "--origin"),
-    ([str(FILES / "shop.json"), "--origin", "https://x.example:0"], "port that is not"),
-])
+@pytest.mark.parametrize(
+    "args,expect",
+    [
+        (["./no/such/file.json"], "no such file"),
+        (["http://127.0.0.1:9/"], "refused http://127.0.0.1:9/"),
+        (["http://shop.invalid:0/"], "port that is not a number from 1 to 65535"),
+        (["https://shop.invalid/a%0d%0ab.json"], "control characters"),
+        (["http://127%2e0.0.1:9/"], "is not a domain or an http(s) URL"),  # was exit 1, traceback
+        (["shop.test", "--resolve", "nonsense"], "--resolve"),
+        ([str(FILES / "shop.json"), "--origin", "ftp://x"], "--origin"),
+        ([str(FILES / "shop.json"), "--origin", "https://x.example:0"], "port that is not"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(data_dir: Path, args: list[str], expect: str) -> None:
     proc = validate(data_dir, *args)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -94,6 +104,7 @@ def test_bad_input_exits_2_with_one_line(data_dir: Path, args: list[str], expect
 
 
 # -- the command on sites and URLs -----------------------------------------------------------
+
 
 def test_site_is_fetched_like_the_crawler_but_not_stored(web: DemoWeb, data_dir: Path) -> None:
     proc = validate(data_dir, f"http://owner.test:{web.port}/", "--json", *resolve_flags(web))
@@ -128,26 +139,49 @@ def test_good_site_exits_0_and_document_urls_work(web: DemoWeb, data_dir: Path) 
 # -- the corpus' broken files, read in place ---------------------------------------------------
 
 BROKEN = {  # file -> (format, a diagnostic code it must carry, words its message or hint has)
-    "openai-plugin-store/results/apim_expedia_com__expedia.api.yaml":
-        ("unknown", "empty-document", "empty"),
-    "openai-plugin-store/results/chatgpt-plugin_canva_com__canva.api.yaml":
-        ("unknown", "json-parse-error", "HTML page"),
-    "openai-plugin-store/results/plugin_astro-insights_net__astroinsights.api.yaml":
-        ("unknown", "unknown-format", "error response"),
+    "openai-plugin-store/results/apim_expedia_com__expedia.api.yaml": (
+        "unknown",
+        "empty-document",
+        "empty",
+    ),
+    "openai-plugin-store/results/chatgpt-plugin_canva_com__canva.api.yaml": (
+        "unknown",
+        "json-parse-error",
+        "HTML page",
+    ),
+    "openai-plugin-store/results/plugin_astro-insights_net__astroinsights.api.yaml": (
+        "unknown",
+        "unknown-format",
+        "error response",
+    ),
     "openai-plugin-store/results/idou_me__idou.api.yaml": ("unknown", "unknown-format", "JSON"),
-    "openai-plugin-store/results/bitcoin_orrenprunckun_com__BitcoinSentiment.api.yaml":
-        ("openapi", "missing-field", "openapi"),
-    "sites/ai-village-agents__ai-village-agents.github.io/.well-known/agents.json":
-        ("agents-json", "no-actions", "actions"),
-    "sites/perwinroth__cosyhotels/public/.well-known/agents.json":
-        ("agents-json", "no-actions", "actions"),
-    "sites/ai-village-agents__ai-village-agents.github.io/.well-known/ai-agent.json":
-        ("unknown", "unknown-format", "format"),
+    "openai-plugin-store/results/bitcoin_orrenprunckun_com__BitcoinSentiment.api.yaml": (
+        "openapi",
+        "missing-field",
+        "openapi",
+    ),
+    "sites/ai-village-agents__ai-village-agents.github.io/.well-known/agents.json": (
+        "agents-json",
+        "no-actions",
+        "actions",
+    ),
+    "sites/perwinroth__cosyhotels/public/.well-known/agents.json": (
+        "agents-json",
+        "no-actions",
+        "actions",
+    ),
+    "sites/ai-village-agents__ai-village-agents.github.io/.well-known/ai-agent.json": (
+        "unknown",
+        "unknown-format",
+        "format",
+    ),
 }
-ADHOC_WITH_ACTIONS = ["sites/110kc3__seo/.well-known/agents.json",
-                      "sites/pochtmanr__dopplervpn/public/.well-known/agents.json",
-                      "sites/xinetex__agentcache.ai/public/.well-known/agents.json",
-                      "sites/Bidz-nl__agentdiscovery.io/public/.well-known/agent.json"]
+ADHOC_WITH_ACTIONS = [
+    "sites/110kc3__seo/.well-known/agents.json",
+    "sites/pochtmanr__dopplervpn/public/.well-known/agents.json",
+    "sites/xinetex__agentcache.ai/public/.well-known/agents.json",
+    "sites/Bidz-nl__agentdiscovery.io/public/.well-known/agent.json",
+]
 
 
 @pytest.mark.skipif(not INVENTORY.is_file(), reason=f"no corpus at {CORPUS}")
@@ -171,13 +205,19 @@ def test_corpus_adhoc_agents_json_shows_its_actions(path: str) -> None:
 @pytest.mark.skipif(not INVENTORY.is_file(), reason=f"no corpus at {CORPUS}")
 def test_every_broken_corpus_file_says_what_to_fix() -> None:
     """Each malformed API spec and ad-hoc agents.json yields actions or a problem with a fix."""
-    variants = {"failed-or-malformed-api-spec", "agents-json-adhoc", "agents-json-adhoc(list)",
-                "agent-json-adhoc", "ai-agent-json-adhoc"}
+    variants = {
+        "failed-or-malformed-api-spec",
+        "agents-json-adhoc",
+        "agents-json-adhoc(list)",
+        "agent-json-adhoc",
+        "ai-agent-json-adhoc",
+    }
     entries = [e for e in json.loads(INVENTORY.read_text()) if e.get("variant") in variants]
     silent = []
     for entry in entries:
         report = validate_file(CORPUS / entry["path"], None)
-        if not report.actions and not any(d.hint and d.severity != "info"
-                                          for d in report.diagnostics):
+        if not report.actions and not any(
+            d.hint and d.severity != "info" for d in report.diagnostics
+        ):
             silent.append(entry["path"])
     assert len(entries) >= 20 and not silent, silent

@@ -21,8 +21,12 @@ from tests.helpers.stores import shop_and_news, store_fixture
 
 # The sites of the store: one agent-actions shop with a flow, OpenAPI, Schema.org pages,
 # and the two hand-made sites of tests.helpers.stores.
-FIXTURE_SITES = ("agent-actions/full-shop.json", "openapi/petstore-31.json",
-                 "schemaorg/webmcp-forms.html", "wildcard-agents-json/harbour-flows.json")
+FIXTURE_SITES = (
+    "agent-actions/full-shop.json",
+    "openapi/petstore-31.json",
+    "schemaorg/webmcp-forms.html",
+    "wildcard-agents-json/harbour-flows.json",
+)
 
 
 @dataclass
@@ -32,8 +36,9 @@ class Live:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def live_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[Live]:
+def live_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Live]:
     data = tmp_path_factory.mktemp("store")
     if request.param == "sqlite":
         yield from _live(f"sqlite:///{data / 'store.db'}", data)

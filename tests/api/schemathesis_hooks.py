@@ -45,8 +45,9 @@ def _json(body: Any) -> tuple[bool, Any]:
 def fetches(body: Any) -> bool:
     """Whether POST /validate would fetch for ``body``: JSON whatever the Content-Type."""
     _, value = _json(body)
-    return (isinstance(value, dict) and set(value) == {"url"}
-            and fetch_target(value["url"]) is not None)
+    return (
+        isinstance(value, dict) and set(value) == {"url"} and fetch_target(value["url"]) is not None
+    )
 
 
 def _not_a_document(case: Any) -> bool:

@@ -14,9 +14,26 @@ from registry.config import Settings
 from registry.index import ActionIndex
 from tests.helpers.api import error, find_client
 
-RESULT_KEYS = {"id", "kind", "site", "name", "title", "description", "effect", "needs_approval",
-               "type", "method", "endpoint", "auth", "scope", "cost", "input_schema",
-               "output_schema", "score", "source"}
+RESULT_KEYS = {
+    "id",
+    "kind",
+    "site",
+    "name",
+    "title",
+    "description",
+    "effect",
+    "needs_approval",
+    "type",
+    "method",
+    "endpoint",
+    "auth",
+    "scope",
+    "cost",
+    "input_schema",
+    "output_schema",
+    "score",
+    "source",
+}
 
 
 @pytest.fixture
@@ -38,8 +55,10 @@ def test_find_shape(client: TestClient) -> None:
     assert first["needs_approval"] is False  # write: within what the person asked for
     assert first["method"] == "POST"
     assert first["endpoint"] == "https://shop.example/api/add_to_cart"
-    assert first["source"] == {"url": "https://shop.example/.well-known/agent-actions.json",
-                               "format": "agent-actions"}
+    assert first["source"] == {
+        "url": "https://shop.example/.well-known/agent-actions.json",
+        "format": "agent-actions",
+    }
     assert isinstance(first["score"], float) and first["score"] > 0
     scores = [r["score"] for r in body["results"]]
     assert scores == sorted(scores, reverse=True)
@@ -95,8 +114,15 @@ def test_invalid_parameters_are_structured_422(
 
 
 def test_edge_queries_are_fine(client: TestClient) -> None:
-    for q in ['"unbalanced', "site:shop.example (", "x" * 1024, " ".join(["cart"] * 200),
-              "\x00", "*", "!!!"]:
+    for q in [
+        '"unbalanced',
+        "site:shop.example (",
+        "x" * 1024,
+        " ".join(["cart"] * 200),
+        "\x00",
+        "*",
+        "!!!",
+    ]:
         response = client.get("/find", params={"q": q})
         assert response.status_code == 200, q
     assert client.get("/find", params={"q": "!!!"}).json()["results"] == []
@@ -125,8 +151,11 @@ def test_unexpected_errors_are_structured_500(tmp_path: Path) -> None:
     with TestClient(app, raise_server_exceptions=False) as broken:
         response = broken.get("/find", params={"q": "cart"})
     assert response.status_code == 500
-    assert error(response) == {"code": "internal-error", "message": "internal server error",
-                               "field": None}
+    assert error(response) == {
+        "code": "internal-error",
+        "message": "internal server error",
+        "field": None,
+    }
     assert "secret" not in response.text and "Traceback" not in response.text
 
 
@@ -139,7 +168,6 @@ def test_lifespan_opens_the_index_from_settings(tmp_path: Path) -> None:
     with TestClient(create_app(settings)) as fresh:
         assert fresh.get("/healthz").json()["actions"] == 0
     assert (settings.index_path / "current").is_symlink()
-
 
 
 def test_find_searches_in_threads_one_per_core(client: TestClient) -> None:

@@ -63,27 +63,36 @@ def test_our_actions_are_entries_too(client: TestClient) -> None:
     assert (entry["actiondex:effect"], entry["actiondex:method"]) == ("write", "POST")
 
 
-@pytest.mark.parametrize(("flt", "context", "expected"), [
-    ({"type": [MCP]}, None, {FORECAST, "urn:air:weather.example:server:radar"}),
-    ({"tags": ["alerts", "nothing"]}, None, {"urn:air:weather.example:agent:alerts"}),
-    # namespaced: the query's prefix differs from the publisher's, the IRI is the same
-    ({"meteo:region": "us-east"}, {"meteo": "https://weather.example/vocab#"}, {FORECAST}),
-    ({"trustManifest.attestations.type": ["SOC2-Type2"]}, None, {FORECAST}),
-    ({"publisher": "tools.example"}, None, {"urn:air:tools.example:skill:unit-converter"}),
-    ({"type": [MCP], "tags": "alerts"}, None, set()),  # AND across keys
-])
-def test_filters(client: TestClient, flt: dict[str, Any], context: Any,
-                 expected: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("flt", "context", "expected"),
+    [
+        ({"type": [MCP]}, None, {FORECAST, "urn:air:weather.example:server:radar"}),
+        ({"tags": ["alerts", "nothing"]}, None, {"urn:air:weather.example:agent:alerts"}),
+        # namespaced: the query's prefix differs from the publisher's, the IRI is the same
+        ({"meteo:region": "us-east"}, {"meteo": "https://weather.example/vocab#"}, {FORECAST}),
+        ({"trustManifest.attestations.type": ["SOC2-Type2"]}, None, {FORECAST}),
+        ({"publisher": "tools.example"}, None, {"urn:air:tools.example:skill:unit-converter"}),
+        ({"type": [MCP], "tags": "alerts"}, None, set()),  # AND across keys
+    ],
+)
+def test_filters(client: TestClient, flt: dict[str, Any], context: Any, expected: set[str]) -> None:
     query = {"filter": flt} | ({"@context": context} if context else {})
-    assert set(ids(search(client, "weather forecast alerts radar converter",
-                          query=query, pageSize=50))) == expected
+    assert (
+        set(
+            ids(search(client, "weather forecast alerts radar converter", query=query, pageSize=50))
+        )
+        == expected
+    )
 
 
 def test_our_terms_filter_through_the_index(client: TestClient) -> None:
     spend = search(client, "place the order checkout buy", query={"filter": {"effect": "spend"}})
     assert ids(spend) == ["urn:air:shop.example:action:checkout"]
-    posts = search(client, "subscribe newsletter cart", query={"filter": {
-        "actiondex:method": ["post"], "site": "news.example"}})
+    posts = search(
+        client,
+        "subscribe newsletter cart",
+        query={"filter": {"actiondex:method": ["post"], "site": "news.example"}},
+    )
     assert ids(posts) == ["urn:air:news.example:action:subscribe"]
     assert search(client, "checkout", query={"filter": {"effect": "nonsense"}})["results"] == []
 
@@ -91,8 +100,9 @@ def test_our_terms_filter_through_the_index(client: TestClient) -> None:
 def test_pages_follow_each_other(client: TestClient) -> None:
     everything = ids(search(client, "weather forecast alerts radar", pageSize=100))
     first = search(client, "weather forecast alerts radar", pageSize=3)
-    second = search(client, "weather forecast alerts radar", pageSize=3,
-                    pageToken=first["pageToken"])
+    second = search(
+        client, "weather forecast alerts radar", pageSize=3, pageToken=first["pageToken"]
+    )
     assert ids(first) + ids(second) == everything and len(everything) == 4
     assert "pageToken" not in second
     assert search(client, "weather", federation="referrals")["referrals"] == []
@@ -105,20 +115,25 @@ def test_retrieve_is_exact_and_cacheable(client: TestClient) -> None:
     spec_validator("ArdEntry").validate(entry)
     assert entry["identifier"] == FORECAST and not {"score", "source"} & entry.keys()
     assert "max-age" in response.headers["cache-control"]
-    again = client.get(f"/ard/agents/{quote(FORECAST, safe='')}",
-                       headers={"If-None-Match": response.headers["etag"]})
+    again = client.get(
+        f"/ard/agents/{quote(FORECAST, safe='')}",
+        headers={"If-None-Match": response.headers["etag"]},
+    )
     assert again.status_code == 304 and again.headers["etag"] == response.headers["etag"]
     ours = client.get("/ard/agents/" + quote("urn:air:news.example:action:search", safe=""))
     assert ours.json()["displayName"] == "Search articles"
 
 
-@pytest.mark.parametrize(("identifier", "status", "code"), [
-    ("urn:air:ard-conformance.invalid:probe:not-found", 404, "NOT_FOUND"),
-    ("urn:air:weather.example:server:FORECAST", 404, "NOT_FOUND"),  # case-sensitive
-    ("not-a-valid-ard-urn", 400, "INVALID_ARGUMENT"),
-    ("urn:air:weather.example", 400, "INVALID_ARGUMENT"),
-    ("urn:air:a.example:b/c", 400, "INVALID_ARGUMENT"),
-])
+@pytest.mark.parametrize(
+    ("identifier", "status", "code"),
+    [
+        ("urn:air:ard-conformance.invalid:probe:not-found", 404, "NOT_FOUND"),
+        ("urn:air:weather.example:server:FORECAST", 404, "NOT_FOUND"),  # case-sensitive
+        ("not-a-valid-ard-urn", 400, "INVALID_ARGUMENT"),
+        ("urn:air:weather.example", 400, "INVALID_ARGUMENT"),
+        ("urn:air:a.example:b/c", 400, "INVALID_ARGUMENT"),
+    ],
+)
 def test_retrieve_refuses(client: TestClient, identifier: str, status: int, code: str) -> None:
     response = client.get(f"/ard/agents/{quote(identifier, safe='')}")
     assert response.status_code == status
@@ -138,11 +153,13 @@ def test_list_filters_orders_and_pages(client: TestClient) -> None:
     first = listed(pageSize=3)
     rest = listed(pageSize=100, pageToken=first["pageToken"])
     assert ids(first, "items") + ids(rest, "items") == ids(everything, "items")
-    mcp = listed(filter=f"type = '{MCP},application/a2a-agent-card' AND publisherId = "
-                        "'weather.example'")
+    mcp = listed(
+        filter=f"type = '{MCP},application/a2a-agent-card' AND publisherId = 'weather.example'"
+    )
     assert len(mcp["items"]) == 3 and "total" not in mcp
     assert ids(listed(filter="effect = 'spend'"), "items") == [
-        "urn:air:shop.example:action:checkout"]
+        "urn:air:shop.example:action:checkout"
+    ]
     named = listed(filter="displayName = 'STORM'")
     assert ids(named, "items") == ["urn:air:weather.example:agent:alerts"]
     by_name = [e["displayName"] for e in listed(orderBy="displayName DESC", pageSize=100)["items"]]
@@ -154,9 +171,17 @@ def test_list_filters_orders_and_pages(client: TestClient) -> None:
     assert ids(namespaced, "items") == [FORECAST]
 
 
-@pytest.mark.parametrize("params", [{"filter": "type ~ 'x'"}, {"orderBy": "score"},
-                                    {"filter": "effect > 'read'"}, {"orderBy": "identifier UP"},
-                                    {"pageSize": 101}, {"pageToken": "abc"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"filter": "type ~ 'x'"},
+        {"orderBy": "score"},
+        {"filter": "effect > 'read'"},
+        {"orderBy": "identifier UP"},
+        {"pageSize": 101},
+        {"pageToken": "abc"},
+    ],
+)
 def test_list_refuses(client: TestClient, params: dict[str, Any]) -> None:
     response = client.get("/ard/agents", params=params)
     assert response.status_code == 400 and response.json()["errorCode"] == "INVALID_ARGUMENT"
@@ -173,27 +198,37 @@ def test_explore_counts_facets(client: TestClient) -> None:
     total = len(client.get("/ard/agents", params={"pageSize": 100}).json()["items"])
     assert sum(b["count"] for b in body["facets"]["publisher"]["buckets"]) == total
     # a facet on no stored column reads every entry; the counts by SQL agree with it
-    read = client.post("/ard/explore", json={"resultType": {"facets": [
-        {"field": "tags"}, *facets]}}).json()["facets"]
+    read = client.post(
+        "/ard/explore", json={"resultType": {"facets": [{"field": "tags"}, *facets]}}
+    ).json()["facets"]
     assert {b["value"] for b in read["tags"]["buckets"]} >= {"weather", "alerts", "forecast"}
     assert {f: read[f] for f in body["facets"]} == body["facets"]
-    narrowed = client.post("/ard/explore", json={
-        "query": {"text": "weather", "filter": {"tags": "weather"}},
-        "resultType": {"facets": [{"field": "type", "limit": 1}]}}).json()
+    narrowed = client.post(
+        "/ard/explore",
+        json={
+            "query": {"text": "weather", "filter": {"tags": "weather"}},
+            "resultType": {"facets": [{"field": "type", "limit": 1}]},
+        },
+    ).json()
     # one each: ties go by value
-    assert narrowed["facets"]["type"] == {"buckets": [
-        {"value": "application/a2a-agent-card+json", "count": 1}], "otherCount": 1}
+    assert narrowed["facets"]["type"] == {
+        "buckets": [{"value": "application/a2a-agent-card+json", "count": 1}],
+        "otherCount": 1,
+    }
 
 
-@pytest.mark.parametrize(("path", "body"), [
-    ("/ard/search", {"query": {"text": "x"}, "pageSize": 0}),
-    ("/ard/search", {"query": {"text": "x"}, "pageSize": 101}),
-    ("/ard/search", {"query": {"filter": {}}}),
-    ("/ard/search", {"query": {"text": "x", "filter": {"type": [1]}}}),
-    ("/ard/search", {"query": {"text": "x"}, "federation": "everywhere"}),
-    ("/ard/search", {"query": {"text": "x"}, "unknown": 1}),
-    ("/ard/explore", {"resultType": {"facets": []}}),
-])
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/ard/search", {"query": {"text": "x"}, "pageSize": 0}),
+        ("/ard/search", {"query": {"text": "x"}, "pageSize": 101}),
+        ("/ard/search", {"query": {"filter": {}}}),
+        ("/ard/search", {"query": {"text": "x", "filter": {"type": [1]}}}),
+        ("/ard/search", {"query": {"text": "x"}, "federation": "everywhere"}),
+        ("/ard/search", {"query": {"text": "x"}, "unknown": 1}),
+        ("/ard/explore", {"resultType": {"facets": []}}),
+    ],
+)
 def test_bad_bodies_are_invalid_arguments(client: TestClient, path: str, body: Any) -> None:
     response = client.post(path, json=body)
     assert response.status_code == 400, response.text
@@ -229,7 +264,8 @@ def test_too_many_requests_is_said_the_ard_way(session: Session, tmp_path: Path)
 
 @pytest.mark.parametrize("key", ["\u000b", " ", "\u00a0", "\u001c"])
 def test_a_blank_key_is_what_the_schema_says_a_term_that_matches_nothing(
-        client: TestClient, key: str) -> None:
+    client: TestClient, key: str
+) -> None:
     """The schema says a key is 1 to 200 characters (issue 25 item 10): a facet or filter key
     of blanks is such a term path, which no entry has, not a 400."""
     explored = client.post("/ard/explore", json={"resultType": {"facets": [{"field": key}]}})

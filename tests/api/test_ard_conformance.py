@@ -52,15 +52,21 @@ def test_the_conformance_tool_passes(live: str, tool: str) -> None:
     script = SPEC / tool / "bin" / "conformance-test"
     if not script.exists():
         pytest.skip(f"{script} is absent: the ARD spec lives in ../shared beside the clone")
-    proc = subprocess.run([sys.executable, str(script), "registry", live + "ard"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(script), "registry", live + "ard"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "Failed" not in proc.stdout
 
 
 def test_live_answers_validate_against_the_spec(live: str) -> None:
-    status, page = fetch(live + "ard/search", {"query": {"text": "weather forecast tools"},
-                                               "pageSize": 100})
+    status, page = fetch(
+        live + "ard/search", {"query": {"text": "weather forecast tools"}, "pageSize": 100}
+    )
     assert status == 200 and page["results"]
     spec_validator("SearchResponse").validate(page)
     status, listed = fetch(live + "ard/agents?pageSize=100")
@@ -89,7 +95,13 @@ def test_our_catalog_is_read_by_our_own_normaliser(live: str, tmp_path: Path) ->
     """What we publish at /.well-known/ard.json is a catalog our crawler reads."""
     with urllib.request.urlopen(live + ".well-known/ard.json", timeout=10) as response:
         (tmp_path / "ard.json").write_bytes(response.read())
-    done = run(tmp_path / "data", "validate", "--json", "--origin", live.rstrip("/"),
-               str(tmp_path / "ard.json"))
+    done = run(
+        tmp_path / "data",
+        "validate",
+        "--json",
+        "--origin",
+        live.rstrip("/"),
+        str(tmp_path / "ard.json"),
+    )
     report = json.loads(done.stdout)
     assert report["format"] == "ard" and len(report["actions"]) == 1, report

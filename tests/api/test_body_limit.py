@@ -42,8 +42,12 @@ def _chunked(base: str, path: str, media: str, extra: str = "") -> tuple[int, di
     answer came)."""
     host, port = base.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=30)
-    sock.sendall((f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: {media}\r\n"
-                  f"Transfer-Encoding: chunked\r\n{extra}\r\n").encode())
+    sock.sendall(
+        (
+            f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: {media}\r\n"
+            f"Transfer-Encoding: chunked\r\n{extra}\r\n"
+        ).encode()
+    )
     sent, stop = 0, threading.Event()
 
     def pump() -> None:
@@ -63,7 +67,7 @@ def _chunked(base: str, path: str, media: str, extra: str = "") -> tuple[int, di
         status = int(reply.readline().split()[1])
         at = sent
         headers = {}
-        while (line := reply.readline().strip()):
+        while line := reply.readline().strip():
             name, _, value = line.decode().partition(":")
             headers[name.lower()] = value.strip()
         body = reply.read(int(headers["content-length"]))
@@ -92,22 +96,25 @@ def _rss_kib(base: str) -> int:
     raise AssertionError(f"no server process on port {port}")
 
 
-MCP = ("Accept: application/json, text/event-stream\r\n"
-       "Mcp-Protocol-Version: 2025-06-18\r\n")
+MCP = "Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-06-18\r\n"
 
 
-@pytest.mark.parametrize("path,media,extra,ard", [
-    ("/ard/search", "application/json", "", True),
-    ("/ard/explore", "application/json", "", True),
-    ("/mcp", "application/json", MCP, False),
-    ("/validate", "application/json", "", False),
-    ("/submissions", "application/json", "", False),
-    ("/actions/{id}/prepare", "application/json", "", False),
-    ("/validator", "application/x-www-form-urlencoded", "", False),
-    ("/view/actions/{id}/prepare", "application/x-www-form-urlencoded", "", False),
-])
-def test_a_chunked_body_past_the_bound_is_413(base: str, path: str, media: str, extra: str,
-                                              ard: bool) -> None:
+@pytest.mark.parametrize(
+    "path,media,extra,ard",
+    [
+        ("/ard/search", "application/json", "", True),
+        ("/ard/explore", "application/json", "", True),
+        ("/mcp", "application/json", MCP, False),
+        ("/validate", "application/json", "", False),
+        ("/submissions", "application/json", "", False),
+        ("/actions/{id}/prepare", "application/json", "", False),
+        ("/validator", "application/x-www-form-urlencoded", "", False),
+        ("/view/actions/{id}/prepare", "application/x-www-form-urlencoded", "", False),
+    ],
+)
+def test_a_chunked_body_past_the_bound_is_413(
+    base: str, path: str, media: str, extra: str, ard: bool
+) -> None:
     path = path.replace("{id}", _action(base))
     before = _rss_kib(base)
     status, body, sent = _chunked(base, path, media, extra)
@@ -123,9 +130,12 @@ def test_a_chunked_body_past_the_bound_is_413(base: str, path: str, media: str, 
 def test_a_declared_length_past_the_bound_is_refused_unread(base: str) -> None:
     host, port = base.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall((f"POST /ard/search HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                      f"Content-Type: application/json\r\nContent-Length: {TOTAL}\r\n\r\n"
-                      ).encode())
+        sock.sendall(
+            (
+                f"POST /ard/search HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {TOTAL}\r\n\r\n"
+            ).encode()
+        )
         started = time.monotonic()
         head = sock.recv(4096)
     assert head.startswith(b"HTTP/1.1 413") and time.monotonic() - started < 10
@@ -133,7 +143,9 @@ def test_a_declared_length_past_the_bound_is_refused_unread(base: str) -> None:
 
 def test_a_body_within_the_bound_still_works(base: str) -> None:
     request = urllib.request.Request(
-        f"{base}/ard/search", data=json.dumps({"query": {"text": "pens"}}).encode(),
-        headers={"Content-Type": "application/json"})
+        f"{base}/ard/search",
+        data=json.dumps({"query": {"text": "pens"}}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=10) as answer:
         assert answer.status == 200 and "results" in json.loads(answer.read())

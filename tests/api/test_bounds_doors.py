@@ -26,11 +26,15 @@ from tests.helpers.api import error
 AWAY = "postgresql://nobody@127.0.0.1:1/none"
 ID = "0123456789abcdef01234567"
 # (MCP tool, its argument, the REST method and path, the REST parameter)
-DOORS = [("get_action", "id", "GET", "/actions/{}", "id"),
-         ("prepare_call", "action_id", "POST", "/actions/{}/prepare", "id"),
-         ("get_site", "host", "GET", "/sites/{}", "host")]
-REFUSED = {"id": ["0" * (ID_CHARS + 1), "0" * (ID_CHARS - 1), "nope", ID.upper(), "x" * 101],
-           "host": ["h" * (MAX_SITE_CHARS + 1)]}
+DOORS = [
+    ("get_action", "id", "GET", "/actions/{}", "id"),
+    ("prepare_call", "action_id", "POST", "/actions/{}/prepare", "id"),
+    ("get_site", "host", "GET", "/sites/{}", "host"),
+]
+REFUSED = {
+    "id": ["0" * (ID_CHARS + 1), "0" * (ID_CHARS - 1), "nope", ID.upper(), "x" * 101],
+    "host": ["h" * (MAX_SITE_CHARS + 1)],
+}
 TAKEN = {"id": [ID], "host": ["h" * MAX_SITE_CHARS, "shop.example"]}
 
 
@@ -60,25 +64,35 @@ def _mcp(tmp_path: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[
 
 @pytest.fixture(scope="module")
 def rest(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("rest"), rate_limit=0,
-                        database_url=AWAY)
+    settings = Settings(data_dir=tmp_path_factory.mktemp("rest"), rate_limit=0, database_url=AWAY)
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         yield client
 
 
 def _rest(client: TestClient, method: str, path: str, value: str) -> Any:
     url = path.format(value)
-    return (client.post(url, json={"input": {}}) if method == "POST" else client.get(url))
+    return client.post(url, json={"input": {}}) if method == "POST" else client.get(url)
 
 
 @pytest.mark.parametrize(("tool", "argument", "method", "path", "parameter"), DOORS)
-def test_both_doors_refuse_the_same_values(rest: TestClient, tmp_path: Path, tool: str,
-                                           argument: str, method: str, path: str,
-                                           parameter: str) -> None:
+def test_both_doors_refuse_the_same_values(
+    rest: TestClient,
+    tmp_path: Path,
+    tool: str,
+    argument: str,
+    method: str,
+    path: str,
+    parameter: str,
+) -> None:
     kind = "host" if parameter == "host" else "id"
     values = REFUSED[kind] + TAKEN[kind]
-    by_mcp = _mcp(tmp_path, [(tool, {argument: value, **(
-        {"input": {}} if tool == "prepare_call" else {})}) for value in values])
+    by_mcp = _mcp(
+        tmp_path,
+        [
+            (tool, {argument: value, **({"input": {}} if tool == "prepare_call" else {})})
+            for value in values
+        ],
+    )
     for value, (is_error, text) in zip(values, by_mcp, strict=True):
         response = _rest(rest, method, path, value)
         if value in TAKEN[kind]:  # past the checks: looked up (503), or no site by that name

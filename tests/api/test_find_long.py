@@ -59,13 +59,15 @@ def test_a_short_request_says_nothing_of_shortening(live: str) -> None:
 def test_the_bound_is_characters_and_a_request_over_it_is_a_clear_422(live: str) -> None:
     # Any script at the bound fits the request head: four UTF-8 bytes a character, 12 KiB
     # percent-encoded.
-    status, body = get(live, q="\U0001F4DD" * MAX_QUERY_CHARS)
+    status, body = get(live, q="\U0001f4dd" * MAX_QUERY_CHARS)
     assert status == 200 and body["results"] == []
     status, body = get(live, q="paper " * 170 + "x" * (MAX_QUERY_CHARS + 1 - 1020))
     assert status == 422
     assert body["error"] == {
-        "code": "invalid-parameter", "field": "q",
-        "message": f"must be at most {MAX_QUERY_CHARS} characters (it has {MAX_QUERY_CHARS + 1})"}
+        "code": "invalid-parameter",
+        "field": "q",
+        "message": f"must be at most {MAX_QUERY_CHARS} characters (it has {MAX_QUERY_CHARS + 1})",
+    }
 
 
 def test_group_site_is_one_entry_per_site_paged_by_sites(live: str) -> None:

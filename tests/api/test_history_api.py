@@ -16,8 +16,14 @@ HOST = "history.example"
 
 
 def _action(name: str, **extra: Any) -> dict[str, Any]:
-    return {"name": name, "title": name.replace("_", " "), "method": "GET",
-            "path": f"/api/{name}", "effect": "read", **extra}
+    return {
+        "name": name,
+        "title": name.replace("_", " "),
+        "method": "GET",
+        "path": f"/api/{name}",
+        "effect": "read",
+        **extra,
+    }
 
 
 def _store_versions(live: Live) -> None:
@@ -38,17 +44,34 @@ def test_history_newest_first_with_paging(live_store: Live) -> None:
     assert set(body) == {"host", "removed_at", "version", "items", "next_cursor"}
     assert (body["host"], body["removed_at"], body["version"]) == (HOST, None, 3)
     newest, second = body["items"]
-    assert set(newest) == {"id", "version", "at", "reason", "run_id", "added", "removed",
-                           "changed", "actions", "flows"}
+    assert set(newest) == {
+        "id",
+        "version",
+        "at",
+        "reason",
+        "run_id",
+        "added",
+        "removed",
+        "changed",
+        "actions",
+        "flows",
+    }
     assert (newest["version"], newest["reason"], newest["changed"]) == (
-        3, "crawl", {"order": ["effect"], "search": ["title"]})
+        3,
+        "crawl",
+        {"order": ["effect"], "search": ["title"]},
+    )
     assert (second["version"], second["added"], second["actions"]) == (2, ["order"], 2)
-    rest = live_store.client.get(f"/sites/{HOST}/history",
-                                 params={"limit": 2, "cursor": body["next_cursor"]}).json()
+    rest = live_store.client.get(
+        f"/sites/{HOST}/history", params={"limit": 2, "cursor": body["next_cursor"]}
+    ).json()
     assert [e["version"] for e in rest["items"]] == [1] and rest["next_cursor"] is None
     assert rest["items"][0]["added"] == ["search"]
-    again = live_store.client.get(f"/sites/{HOST.upper()}/history", params={"limit": 2},
-                                  headers={"If-None-Match": first.headers["etag"]})
+    again = live_store.client.get(
+        f"/sites/{HOST.upper()}/history",
+        params={"limit": 2},
+        headers={"If-None-Match": first.headers["etag"]},
+    )
     assert again.status_code == 304 and again.content == b""
     with transaction(live_store.engine) as session:
         remove_site(session, HOST)
@@ -59,16 +82,23 @@ def test_history_newest_first_with_paging(live_store: Live) -> None:
     assert live_store.client.get("/sites/full-shop.example").json()["removed_at"] is None
     (entry,) = removed["items"]
     assert (entry["reason"], entry["removed"], entry["actions"]) == (
-        "removed", ["order", "search"], 0)
+        "removed",
+        ["order", "search"],
+        0,
+    )
 
 
 def test_unknown_hosts_and_bad_parameters(live_store: Live) -> None:
     missing = live_store.client.get("/sites/nowhere.example/history")
     assert missing.status_code == 404 and error(missing)["code"] == "not-found"
     assert error(missing)["field"] == "host"
-    for params, field in (({"limit": 0}, "limit"), ({"limit": 501}, "limit"),
-                          ({"cursor": "abc"}, "cursor"), ({"cursor": "0"}, "cursor"),
-                          ({"cursor": "9" * 11}, "cursor")):
+    for params, field in (
+        ({"limit": 0}, "limit"),
+        ({"limit": 501}, "limit"),
+        ({"cursor": "abc"}, "cursor"),
+        ({"cursor": "0"}, "cursor"),
+        ({"cursor": "9" * 11}, "cursor"),
+    ):
         response = live_store.client.get("/sites/full-shop.example/history", params=params)
         assert response.status_code == 422, params
         assert error(response)["field"] == field
@@ -79,7 +109,9 @@ def test_a_fixture_site_has_its_first_crawl(live_store: Live) -> None:
     (first,) = body["items"]
     assert first["reason"] == "crawl" and first["version"] == 1
     assert "flow:buy_product" in first["added"] and first["actions"] == len(
-        [name for name in first["added"] if not name.startswith("flow:")])
-    big = live_store.client.get("/sites/full-shop.example/history",
-                                params={"cursor": "999999999"}).json()
+        [name for name in first["added"] if not name.startswith("flow:")]
+    )
+    big = live_store.client.get(
+        "/sites/full-shop.example/history", params={"cursor": "999999999"}
+    ).json()
     assert big["items"] == [first] and big["next_cursor"] is None

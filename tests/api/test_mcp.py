@@ -75,25 +75,31 @@ def test_find_action_gives_find_s_results_and_errors(live: str) -> None:
     """The same search: the same results in the same order; a bad argument, /find's
     message for the same parameter."""
     arguments = {"query": "paper order", "limit": 4, "effect": ["spend", "read"]}
-    query = urllib.parse.urlencode({"q": "paper order", "limit": 4, "effect": ["spend", "read"]},
-                                   doseq=True)
+    query = urllib.parse.urlencode(
+        {"q": "paper order", "limit": 4, "effect": ["spend", "read"]}, doseq=True
+    )
     status, page = _get(f"{live}/find?{query}")
     assert status == 200 and len(page["results"]) == 4
-    bad = [({"limit": 0}, "limit=0"), ({"offset": 201}, "offset=201"),
-           ({"origin": "mine"}, "origin=mine"), ({"type": ["no spaces"]}, "type=no+spaces"),
-           ({"auth": ["basic"]}, "auth=basic"), ({"per_site": 99}, "per_site=99")]
+    bad = [
+        ({"limit": 0}, "limit=0"),
+        ({"offset": 201}, "offset=201"),
+        ({"origin": "mine"}, "origin=mine"),
+        ({"type": ["no spaces"]}, "type=no+spaces"),
+        ({"auth": ["basic"]}, "auth=basic"),
+        ({"per_site": 99}, "per_site=99"),
+    ]
 
     async def body(client: Client) -> None:
         results = await checks.found(client, **arguments)
         assert [(r["id"], r["score"]) for r in results] == [
-            (r["id"], r["score"]) for r in page["results"]]
+            (r["id"], r["score"]) for r in page["results"]
+        ]
         assert results == page["results"]  # the same fields, needs_approval among them
         for argument, parameter in bad:
             status, error = _get(f"{live}/find?q=paper&{parameter}")
             assert status == 422
             name = error["error"]["field"]
-            message = await checks.tool_error(client, "find_action",
-                                              {"query": "paper", **argument})
+            message = await checks.tool_error(client, "find_action", {"query": "paper", **argument})
             assert message.endswith(f"{name}: {error['error']['message']}"), message
 
     drive(f"{live}/mcp", body)
@@ -103,27 +109,46 @@ def test_bad_input_is_a_tool_error(live: str) -> None:
     drive(f"{live}/mcp", checks.check_find_errors)
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "probe", "version": "0"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
 # 2026-07-28: no handshake, each request says who asks.
-LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "0"}}}}
+LIST_TOOLS = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/list",
+    "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "0"},
+        }
+    },
+}
 
 
-def _post(url: str, host: str | None = None, origin: str | None = None,
-          message: dict[str, Any] = INITIALIZE) -> int:
+def _post(
+    url: str,
+    host: str | None = None,
+    origin: str | None = None,
+    message: dict[str, Any] = INITIALIZE,
+) -> int:
     """The status of an MCP request POSTed with these Host and Origin headers."""
-    headers = {"Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if message is LIST_TOOLS:
         headers |= {"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
     headers |= {"Host": host} if host else {}
     headers |= {"Origin": origin} if origin else {}
-    request = urllib.request.Request(url, data=json.dumps(message).encode(), headers=headers,
-                                     method="POST")
+    request = urllib.request.Request(
+        url, data=json.dumps(message).encode(), headers=headers, method="POST"
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return int(response.status)
@@ -155,27 +180,35 @@ def test_the_address_served_on_is_allowed_by_default(store: Path) -> None:
         assert _post(f"{base}/mcp") == 200
         assert _post(f"{base}/mcp", host="evil.example") == 421
         drive(f"{base}/mcp", checks.check_tool_list)
-    with serving(store, ACTIONDEX_MCP_ALLOWED_HOSTS="registry.example, registry.example:*"
-                 ) as base:
+    with serving(store, ACTIONDEX_MCP_ALLOWED_HOSTS="registry.example, registry.example:*") as base:
         port = base.rsplit(":", 1)[1]
         assert _post(f"{base}/mcp", host=f"registry.example:{port}") == 200
         assert _post(f"{base}/mcp") == 421  # 127.0.0.1 is no longer listed
-        assert _post(f"{base}/mcp", host="registry.example",
-                     origin="https://registry.example") == 200
+        assert (
+            _post(f"{base}/mcp", host="registry.example", origin="https://registry.example") == 200
+        )
 
 
 def test_a_page_elsewhere_may_ask_with_mcp_s_headers(live: str) -> None:
     """CORS lets a browser send the MCP headers and read the session id; the SDK's Origin
     guard still decides whether that page is answered (above)."""
     asked = "content-type, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name"
-    request = urllib.request.Request(f"{live}/mcp", method="OPTIONS", headers={
-        "Origin": "https://agent.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": asked})
+    request = urllib.request.Request(
+        f"{live}/mcp",
+        method="OPTIONS",
+        headers={
+            "Origin": "https://agent.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": asked,
+        },
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         allowed = response.headers["Access-Control-Allow-Headers"].lower()
     assert all(header.strip() in allowed for header in asked.split(","))
-    with urllib.request.urlopen(urllib.request.Request(f"{live}/find?q=paper", headers={
-            "Origin": "https://agent.example"}), timeout=10) as response:
+    with urllib.request.urlopen(
+        urllib.request.Request(f"{live}/find?q=paper", headers={"Origin": "https://agent.example"}),
+        timeout=10,
+    ) as response:
         assert "Mcp-Session-Id" in response.headers["Access-Control-Expose-Headers"]
 
 

@@ -40,8 +40,7 @@ def test_settings_replace_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     guard = transport_security(settings)
     assert guard.allowed_hosts == ["registry.example", "registry.example:*"]
     assert guard.allowed_origins == ["https://agent.example"]
-    assert not transport_security(Settings(mcp_allowed_hosts=["*"])
-                                  ).enable_dns_rebinding_protection
+    assert not transport_security(Settings(mcp_allowed_hosts=["*"])).enable_dns_rebinding_protection
 
 
 @dataclass
@@ -54,21 +53,27 @@ class Away:
 def test_a_database_away_is_a_tool_error(tmp_path: Path) -> None:
     """Nothing listens on port 1: each lookup says the database is unavailable, and the agent
     may try again; find_action still answers from the index."""
-    engine = make_engine(Settings(data_dir=tmp_path,
-                                  database_url="postgresql://nobody@127.0.0.1:1/none"))
+    engine = make_engine(
+        Settings(data_dir=tmp_path, database_url="postgresql://nobody@127.0.0.1:1/none")
+    )
 
     async def body() -> None:
         backing = Away(ActionIndex.open(tmp_path / "index"), engine, anyio.CapacityLimiter(1))
         async with Client(build_server(lambda: backing)) as client:
-            for tool, arguments in [("get_action", {"id": "a1" * 12}),
-                                    ("get_site", {"host": "shop.example"}),
-                                    ("prepare_call", {"action_id": "a1" * 12})]:
+            for tool, arguments in [
+                ("get_action", {"id": "a1" * 12}),
+                ("get_site", {"host": "shop.example"}),
+                ("prepare_call", {"action_id": "a1" * 12}),
+            ]:
                 result = await client.call_tool(tool, arguments)
                 assert result.is_error, tool
                 assert "database is unavailable" in result.content[0].text  # type: ignore[union-attr]
             found = await client.call_tool("find_action", {"query": "paper"})
             assert not found.is_error and found.structured_content == {
-                "query": "paper", "results": [], "took_ms": found.structured_content["took_ms"]}
+                "query": "paper",
+                "results": [],
+                "took_ms": found.structured_content["took_ms"],
+            }
 
     anyio.run(body)
     engine.dispose()
@@ -91,8 +96,9 @@ with TestClient(app) as client:
                          headers={{"Accept": "application/json, text/event-stream"}})
     print(before, "mcp.server" in sys.modules, answer.status_code)
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     before, after, status = done.stdout.split()
     assert (before, after) == ("False", "True")

@@ -53,11 +53,13 @@ def test_the_index_follows_the_store(tmp_path: Path) -> None:
     async def body() -> None:
         async with Client(stdio_server(data_dir)) as client:
             assert {r["site"] for r in await checks.found(client, query="printer paper")} == {
-                "inkwell.example"}
+                "inkwell.example"
+            }
             assert run(data_dir, "ingest", str(FIXTURES / "ingest" / "checkout")).returncode == 0
             with anyio.fail_after(30):  # the store is read every index_poll_seconds (1 s)
-                while len({r["site"] for r in await checks.found(
-                        client, query="printer paper")}) < 2:
+                while (
+                    len({r["site"] for r in await checks.found(client, query="printer paper")}) < 2
+                ):
                     await anyio.sleep(0.5)
 
     anyio.run(body)
@@ -68,19 +70,40 @@ def test_stdout_carries_only_the_protocol(pg_store: tuple[Path, str]) -> None:
     for people (and any log) is on stderr."""
     data_dir, url = pg_store
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "probe", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "find_action", "arguments": {"query": "buy printer paper"}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-         "params": {"name": "find_action", "arguments": {"query": "paper", "limit": 0}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "find_action", "arguments": {"query": "buy printer paper"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "find_action", "arguments": {"query": "paper", "limit": 0}},
+        },
     ]
     command = [sys.executable, "-m", "actiondex", "mcp"]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=env_for(data_dir, url)) as proc:
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for(data_dir, url),
+    ) as proc:
         assert proc.stdin and proc.stdout and proc.stderr
         for message in messages:
             proc.stdin.write(json.dumps(message) + "\n")
@@ -103,8 +126,13 @@ def test_stdout_carries_only_the_protocol(pg_store: tuple[Path, str]) -> None:
 
 def test_a_bad_store_is_one_line_on_stderr(tmp_path: Path) -> None:
     """Before serving, a failure is the command's usual one line, and stdout stays empty."""
-    proc = subprocess.run([sys.executable, "-m", "actiondex", "mcp"], input="", text=True,
-                          capture_output=True, timeout=60,
-                          env=env_for(tmp_path, "postgresql://nobody@127.0.0.1:1/none"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "actiondex", "mcp"],
+        input="",
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=env_for(tmp_path, "postgresql://nobody@127.0.0.1:1/none"),
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("actiondex: error: cannot open the database")

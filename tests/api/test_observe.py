@@ -97,8 +97,18 @@ def test_metrics_tell_the_index_and_the_last_crawl(client: TestClient, store: En
     assert "actiondex_last_crawl" not in text  # no run yet: no figures made up
     with transaction(store) as session:
         run = start_run(session, "crawl", ["shop.test"])
-        finish_run(session, run, {"sites": 2, "actions": 7, "requests": 31, "errors": 1,
-                                  "seconds": 4.5, "changed_sites": ["shop.test"]})
+        finish_run(
+            session,
+            run,
+            {
+                "sites": 2,
+                "actions": 7,
+                "requests": 31,
+                "errors": 1,
+                "seconds": 4.5,
+                "changed_sites": ["shop.test"],
+            },
+        )
     text = client.get("/metrics").text
     figures = _series(text, "actiondex_last_crawl")
     assert figures['{figure="sites"}'] == 2 and figures['{figure="requests"}'] == 31
@@ -107,8 +117,7 @@ def test_metrics_tell_the_index_and_the_last_crawl(client: TestClient, store: En
     assert _series(text, "actiondex_last_crawl_finished_timestamp_seconds")[""] > 1.7e9
 
 
-def test_one_access_line_per_request(client: TestClient,
-                                     caplog: pytest.LogCaptureFixture) -> None:
+def test_one_access_line_per_request(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.INFO, logger="actiondex.access"):
         client.get("/find", params={"q": "secret medical words"})
         client.head("/healthz")
@@ -121,8 +130,11 @@ def test_one_access_line_per_request(client: TestClient,
 
 
 def test_head_answers_every_get_route_as_get_does(client: TestClient) -> None:
-    routes = [path for path, ops in client.app.openapi()["paths"].items()  # type: ignore[attr-defined]
-              if "get" in ops and "{" not in path]
+    routes = [
+        path
+        for path, ops in client.app.openapi()["paths"].items()  # type: ignore[attr-defined]
+        if "get" in ops and "{" not in path
+    ]
     assert {"/find", "/healthz", "/readyz", "/metrics"} <= set(routes)
     for path in routes:
         params = {"q": "buy"} if path == "/find" else None
@@ -140,8 +152,7 @@ def test_cors_shares_the_read_routes_only(client: TestClient) -> None:
     assert found.headers["access-control-allow-origin"] == "*"
     exposed = found.headers["access-control-expose-headers"]
     assert "ETag" in exposed and "Mcp-Session-Id" in exposed
-    preflight = client.options("/find", headers={**origin,
-                                                 "Access-Control-Request-Method": "GET"})
+    preflight = client.options("/find", headers={**origin, "Access-Control-Request-Method": "GET"})
     assert preflight.status_code == 200
     assert "GET" in preflight.headers["access-control-allow-methods"]
     assert "access-control-allow-credentials" not in preflight.headers

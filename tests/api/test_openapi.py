@@ -37,7 +37,8 @@ def spec() -> dict[str, Any]:
 def test_the_document_matches_its_snapshot() -> None:
     assert spec() == json.loads(SNAPSHOT.read_text()), (
         "the OpenAPI document changed: if that was meant, run "
-        "`.venv/bin/python -m tests.api.test_openapi` and commit tests/api/openapi.json")
+        "`.venv/bin/python -m tests.api.test_openapi` and commit tests/api/openapi.json"
+    )
 
 
 def test_errors_are_documented_as_they_are_sent() -> None:
@@ -52,7 +53,8 @@ def test_errors_are_documented_as_they_are_sent() -> None:
             shape = "ArdError" if path.startswith("/ard/") else "ErrorBody"
             for response in errors.values():
                 assert response["content"]["application/json"]["schema"] == {
-                    "$ref": f"#/components/schemas/{shape}"}
+                    "$ref": f"#/components/schemas/{shape}"
+                }
     detail = document["components"]["schemas"]["ErrorDetail"]
     assert set(detail["required"]) == {"code", "message", "field"}
 
@@ -64,8 +66,10 @@ def _parameters(path: str, method: str) -> dict[str, dict[str, Any]]:
 
 def test_every_bound_is_in_the_schema() -> None:
     find = _parameters("/find", "get")
-    assert {k: find["q"][k] for k in ("minLength", "maxLength")} == {"minLength": 1,
-                                                                    "maxLength": 1024}
+    assert {k: find["q"][k] for k in ("minLength", "maxLength")} == {
+        "minLength": 1,
+        "maxLength": 1024,
+    }
     assert "{" not in find["q"]["pattern"]  # no bound on words: a long request is shortened
     assert find["group"]["enum"] == ["action", "site"]
     assert (find["limit"]["minimum"], find["limit"]["maximum"]) == (1, 50)
@@ -110,8 +114,9 @@ def test_docs_pages_send_a_csp_and_refuse_frames(tmp_path: Path) -> None:
         for page in ("/docs", "/redoc"):
             headers = client.get(page).headers
             assert headers["x-frame-options"] == "DENY"
-            csp = dict(part.strip().split(" ", 1) for part in
-                       headers["content-security-policy"].split(";"))
+            csp = dict(
+                part.strip().split(" ", 1) for part in headers["content-security-policy"].split(";")
+            )
             assert csp["default-src"] == "'none'" and csp["frame-ancestors"] == "'none'"
             assert "'unsafe-inline'" not in csp["script-src"]
             assert "'unsafe-eval'" not in csp["script-src"]
@@ -134,21 +139,46 @@ def test_schemathesis_finds_nothing_against_a_live_server(live: str, tmp_path: P
     repeatable; ``ST_EXAMPLES=600 ST_SEED=<any>`` digs deeper (600 found nothing on
     2026-12-01). tests/api/schemathesis_hooks.py says the one thing left out (POST /validate's
     URL form fetching a site: no network here)."""
-    pytest.importorskip("schemathesis", reason="schemathesis is in the test extra: "
-                                               "pip install -e '.[test]'")
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks",
-           "PYTHONPATH": str(ROOT)}
+    pytest.importorskip(
+        "schemathesis", reason="schemathesis is in the test extra: pip install -e '.[test]'"
+    )
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks",
+        "PYTHONPATH": str(ROOT),
+    }
     proc = subprocess.run(
-        [sys.executable, "-m", "schemathesis.cli", "run", f"{live}/openapi.json",
-         "--checks", "all", "--max-examples", os.environ.get("ST_EXAMPLES", "30"),
-         "--seed", os.environ.get("ST_SEED", "20261201"), "--generation-database", "none",
-         "--request-timeout", "30", "--no-color"],
+        [
+            sys.executable,
+            "-m",
+            "schemathesis.cli",
+            "run",
+            f"{live}/openapi.json",
+            "--checks",
+            "all",
+            "--max-examples",
+            os.environ.get("ST_EXAMPLES", "30"),
+            "--seed",
+            os.environ.get("ST_SEED", "20261201"),
+            "--generation-database",
+            "none",
+            "--request-timeout",
+            "30",
+            "--no-color",
+        ],
         # In a temporary folder: schemathesis keeps its replay store (and hypothesis its
         # caches) in the working directory.
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=540, check=False)
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    assert "No issues found" in proc.stdout or warned(proc.stdout) <= KNOWN_WARNINGS, \
-        proc.stdout[-6000:]
+    assert "No issues found" in proc.stdout or warned(proc.stdout) <= KNOWN_WARNINGS, proc.stdout[
+        -6000:
+    ]
 
 
 # Warnings (not failures: every check passed) that this store's data makes inevitable: the
@@ -156,11 +186,12 @@ def test_schemathesis_finds_nothing_against_a_live_server(live: str, tmp_path: P
 # guard refuses almost every URL a generator makes up (the hooks count those 422s as policy).
 # The stateful phase walks links at random: with no run to link to, GET /runs/{run_id} can
 # also be named as "linked data not usable", and a walk may end before GET /flows/{id}.
-KNOWN_WARNINGS = {("Missing test data", "GET /runs/{run_id}"),
-                  ("Schema validation mismatch", "POST /submissions"),
-                  ("Reached via links, but the linked data was not usable", "GET /runs/{run_id}"),
-                  ("Reachable via links, but stateful testing never reached it",
-                   "GET /flows/{id}")}
+KNOWN_WARNINGS = {
+    ("Missing test data", "GET /runs/{run_id}"),
+    ("Schema validation mismatch", "POST /submissions"),
+    ("Reached via links, but the linked data was not usable", "GET /runs/{run_id}"),
+    ("Reachable via links, but stateful testing never reached it", "GET /flows/{id}"),
+}
 
 
 def warned(stdout: str) -> set[tuple[str, str]]:

@@ -40,8 +40,12 @@ from tests.helpers.stores import add_site
 HOST = "hostile.example"
 PRICED = {"type": "object", "properties": {"amount": {"type": "string"}}}
 # About a second of checking (160,000 keyword evaluations), within the budget.
-WIDE = {"type": "object", "properties": {"t": {"type": "array", "items": {
-    "anyOf": [{"const": f"v{i}"} for i in range(40)]}}}}
+WIDE = {
+    "type": "object",
+    "properties": {
+        "t": {"type": "array", "items": {"anyOf": [{"const": f"v{i}"} for i in range(40)]}}
+    },
+}
 
 
 def ident(name: str) -> str:
@@ -59,8 +63,9 @@ class Hostile:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def hostile(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-            ) -> Iterator[Hostile]:
+def hostile(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Hostile]:
     data = tmp_path_factory.mktemp("hostile")
     if request.param == "sqlite":
         yield from _hostile(f"sqlite:///{data / 'store.db'}", data)
@@ -75,18 +80,48 @@ def _hostile(url: str, data: Path) -> Iterator[Hostile]:
     store = engine_for(url, data)
     migrate(store)
     with transaction(store) as session:
-        add_site(session, HOST, [
-            *({"name": f"ref{i}", "title": f"Ref {form}", "method": "POST", "effect": "write",
-               "input_schema": schema} for i, (form, schema) in enumerate(forms.items())),
-            {"name": "pointer", "title": "Pointer", "method": "POST", "effect": "write",
-             "input_schema": {
-                "type": "object", "x-values": {"s": "a string"},
-                "properties": {"t": {"$ref": "#/x-values/s"}}}},
-            {"name": "priced", "title": "Priced", "method": "POST", "effect": "spend",
-             "input_schema": PRICED, "cost": {"field": "amount", "currency": "EUR"}},
-            {"name": "wide", "title": "Wide", "method": "POST", "effect": "write",
-             "input_schema": WIDE},
-        ])
+        add_site(
+            session,
+            HOST,
+            [
+                *(
+                    {
+                        "name": f"ref{i}",
+                        "title": f"Ref {form}",
+                        "method": "POST",
+                        "effect": "write",
+                        "input_schema": schema,
+                    }
+                    for i, (form, schema) in enumerate(forms.items())
+                ),
+                {
+                    "name": "pointer",
+                    "title": "Pointer",
+                    "method": "POST",
+                    "effect": "write",
+                    "input_schema": {
+                        "type": "object",
+                        "x-values": {"s": "a string"},
+                        "properties": {"t": {"$ref": "#/x-values/s"}},
+                    },
+                },
+                {
+                    "name": "priced",
+                    "title": "Priced",
+                    "method": "POST",
+                    "effect": "spend",
+                    "input_schema": PRICED,
+                    "cost": {"field": "amount", "currency": "EUR"},
+                },
+                {
+                    "name": "wide",
+                    "title": "Wide",
+                    "method": "POST",
+                    "effect": "write",
+                    "input_schema": WIDE,
+                },
+            ],
+        )
     store.dispose()
     # One connection in the pool, and a second waits 1 s for it: a request that held it while
     # checking an input would make every other database route fail.
@@ -113,8 +148,9 @@ def _no_secret(text: str) -> None:
 def test_rest_prepare_fetches_no_ref(hostile: Hostile) -> None:
     for form, action_id in _ref_ids(hostile):
         with watching(hostile.canary) as watch:
-            response = hostile.client.post(f"/actions/{action_id}/prepare",
-                                           json={"input": {"t": "x"}})
+            response = hostile.client.post(
+                f"/actions/{action_id}/prepare", json={"input": {"t": "x"}}
+            )
         assert (watch.events, hostile.listener.connections) == ([], 0), form
         assert response.status_code == 422, (form, response.text)
         error = response.json()["error"]
@@ -125,8 +161,7 @@ def test_rest_prepare_fetches_no_ref(hostile: Hostile) -> None:
 def test_the_web_preview_fetches_no_ref(hostile: Hostile) -> None:
     for form, action_id in _ref_ids(hostile):
         with watching(hostile.canary) as watch:
-            response = hostile.client.post(f"/view/actions/{action_id}/prepare",
-                                           data={"t": "x"})
+            response = hostile.client.post(f"/view/actions/{action_id}/prepare", data={"t": "x"})
         assert (watch.events, hostile.listener.connections) == ([], 0), form
         assert response.status_code == 422, form
         assert "never fetched" in response.text, form
@@ -157,8 +192,9 @@ def _mcp(hostile: Hostile, calls: list[dict[str, Any]]) -> list[Any]:
 def test_mcp_prepare_call_fetches_no_ref(hostile: Hostile) -> None:
     ids = _ref_ids(hostile)
     with watching(hostile.canary) as watch:
-        results = _mcp(hostile, [{"action_id": action_id, "input": {"t": "x"}}
-                                 for _, action_id in ids])
+        results = _mcp(
+            hostile, [{"action_id": action_id, "input": {"t": "x"}} for _, action_id in ids]
+        )
     assert (watch.events, hostile.listener.connections) == ([], 0)
     for (form, _), result in zip(ids, results, strict=True):
         text = result.content[0].text
@@ -171,23 +207,26 @@ def test_mcp_prepare_call_fetches_no_ref(hostile: Hostile) -> None:
 def test_a_cost_that_is_no_finite_number_is_refused(hostile: Hostile, amount: str) -> None:
     """A 500 over REST (and the connection reset after it), success with ``amount: null``
     over MCP."""
-    response = hostile.client.post(f"/actions/{ident('priced')}/prepare",
-                                   json={"input": {"amount": amount}})
+    response = hostile.client.post(
+        f"/actions/{ident('priced')}/prepare", json={"input": {"amount": amount}}
+    )
     assert response.status_code == 422, response.text
     assert response.json()["error"]["code"] == "invalid-input"
     assert response.json()["error"]["field"] == "$.amount"
     [result] = _mcp(hostile, [{"action_id": ident("priced"), "input": {"amount": amount}}])
     assert result.is_error, result.structured_content
     assert "prepare_call: invalid-input: $.amount: " in result.content[0].text
-    fine = hostile.client.post(f"/actions/{ident('priced')}/prepare",
-                               json={"input": {"amount": "3.5"}})
+    fine = hostile.client.post(
+        f"/actions/{ident('priced')}/prepare", json={"input": {"amount": "3.5"}}
+    )
     assert fine.status_code == 200 and fine.json()["cost"]["amount"] == 3.5
 
 
 def test_a_pointer_onto_a_string_is_refused(hostile: Hostile) -> None:
     """It was a 500 (referencing read the string as a schema)."""
-    response = hostile.client.post(f"/actions/{ident('pointer')}/prepare",
-                                   json={"input": {"t": "x"}})
+    response = hostile.client.post(
+        f"/actions/{ident('pointer')}/prepare", json={"input": {"t": "x"}}
+    )
     assert response.status_code == 422, response.text
     error = response.json()["error"]
     assert error["code"] == "not-callable" and "not a schema" in error["message"]
@@ -203,8 +242,9 @@ def test_no_connection_is_held_while_an_input_is_checked(hostile: Hostile) -> No
     done: dict[str, Any] = {}
 
     def slow_prepare() -> None:
-        done["prepare"] = hostile.client.post(f"/actions/{ident('wide')}/prepare",
-                                              json={"input": {"t": ["v39"] * 4000}})
+        done["prepare"] = hostile.client.post(
+            f"/actions/{ident('wide')}/prepare", json={"input": {"t": ["v39"] * 4000}}
+        )
         done["prepared_at"] = time.perf_counter()
 
     worker = threading.Thread(target=slow_prepare)

@@ -20,16 +20,18 @@ pytestmark = pytest.mark.timeout(180)
 _spoofed = count(1)
 
 
-def _send(base: str, method: str, path: str, forwarded: str | None,
-          body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+def _send(
+    base: str, method: str, path: str, forwarded: str | None, body: dict[str, Any] | None = None
+) -> tuple[int, dict[str, Any]]:
     host, port = base.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
     headers = {"X-Forwarded-For": forwarded} if forwarded else {}
     if body is not None:
         headers["Content-Type"] = "application/json"
     try:
-        conn.request(method, path, body=json.dumps(body) if body is not None else None,
-                     headers=headers)
+        conn.request(
+            method, path, body=json.dumps(body) if body is not None else None, headers=headers
+        )
         response = conn.getresponse()
         return response.status, json.loads(response.read() or b"{}")
     finally:
@@ -45,12 +47,15 @@ def _rate_limited_after(base: str, forwarded: list[str | None]) -> list[int]:
     return [_send(base, "GET", "/find?q=pens", f)[0] for f in forwarded]
 
 
-LIMITS = {"ACTIONDEX_RATE_LIMIT": "0.01", "ACTIONDEX_RATE_BURST": "2",
-          "ACTIONDEX_SUBMIT_PER_CLIENT": "1", "ACTIONDEX_SUBMIT_PER_DOMAIN": "0"}
+LIMITS = {
+    "ACTIONDEX_RATE_LIMIT": "0.01",
+    "ACTIONDEX_RATE_BURST": "2",
+    "ACTIONDEX_SUBMIT_PER_CLIENT": "1",
+    "ACTIONDEX_SUBMIT_PER_DOMAIN": "0",
+}
 
 
-def test_spoofed_forwarded_for_from_loopback_is_not_the_rate_limits_client(
-        tmp_path: Path) -> None:
+def test_spoofed_forwarded_for_from_loopback_is_not_the_rate_limits_client(tmp_path: Path) -> None:
     with serving(tmp_path, **LIMITS) as base:
         # Three requests "from" three addresses: all are loopback's, whose burst is 2.
         assert _rate_limited_after(base, [_spoof(), _spoof(), _spoof()]) == [200, 200, 429]
@@ -58,10 +63,8 @@ def test_spoofed_forwarded_for_from_loopback_is_not_the_rate_limits_client(
         assert status == 429 and "from 127.0.0.1" in body["error"]["message"]
 
 
-def test_spoofed_forwarded_for_from_loopback_is_not_the_submissions_client(
-        tmp_path: Path) -> None:
-    with serving(tmp_path, ACTIONDEX_RATE_LIMIT="0",
-                 ACTIONDEX_SUBMIT_PER_CLIENT="1") as base:
+def test_spoofed_forwarded_for_from_loopback_is_not_the_submissions_client(tmp_path: Path) -> None:
+    with serving(tmp_path, ACTIONDEX_RATE_LIMIT="0", ACTIONDEX_SUBMIT_PER_CLIENT="1") as base:
         first = _send(base, "POST", "/submissions", _spoof(), {"url": "one.example.org"})
         second = _send(base, "POST", "/submissions", _spoof(), {"url": "two.example.org"})
     assert first[0] == 202, first
@@ -77,8 +80,12 @@ def test_a_trusted_proxy_names_the_client(tmp_path: Path) -> None:
         assert _rate_limited_after(base, [client, client, client]) == [200, 200, 429]
         status, body = _send(base, "GET", "/find?q=pens", f"{client}, 127.0.0.1")
         assert status == 429 and f"from {client}" in body["error"]["message"]
-    with serving(tmp_path, ACTIONDEX_RATE_LIMIT="0", ACTIONDEX_SUBMIT_PER_CLIENT="1",
-                 ACTIONDEX_TRUSTED_PROXIES="127.0.0.1") as base:
+    with serving(
+        tmp_path,
+        ACTIONDEX_RATE_LIMIT="0",
+        ACTIONDEX_SUBMIT_PER_CLIENT="1",
+        ACTIONDEX_TRUSTED_PROXIES="127.0.0.1",
+    ) as base:
         first = _send(base, "POST", "/submissions", _spoof(), {"url": "three.example.org"})
         second = _send(base, "POST", "/submissions", _spoof(), {"url": "four.example.org"})
         again = _send(base, "POST", "/submissions", "198.51.100.10", {"url": "five.example.org"})
@@ -86,8 +93,10 @@ def test_a_trusted_proxy_names_the_client(tmp_path: Path) -> None:
     assert [first[0], second[0], again[0], twice[0]] == [202, 202, 202, 429]
 
 
-@pytest.mark.parametrize("entries,ok", [
-    ("10.0.0.5, 10.1.0.0/16 ::1", True), ("", True), ("proxy.internal", False), ("*", False)])
+@pytest.mark.parametrize(
+    "entries,ok",
+    [("10.0.0.5, 10.1.0.0/16 ::1", True), ("", True), ("proxy.internal", False), ("*", False)],
+)
 def test_trusted_proxies_are_addresses_or_networks(entries: str, ok: bool) -> None:
     try:
         settings = Settings(trusted_proxies=entries)

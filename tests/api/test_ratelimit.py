@@ -36,8 +36,7 @@ def test_buckets_stay_bounded_under_a_flood_of_addresses() -> None:
 
 
 def _get(port: int, source: str, path: str) -> tuple[int, dict[str, str]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
-                                      source_address=(source, 0))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
     try:
         conn.request("GET", path)
         response = conn.getresponse()
@@ -70,7 +69,8 @@ def test_an_abusive_client_is_limited_and_the_others_are_not(tmp_path: Path) -> 
                 time.sleep(0.5)
 
         threads = [threading.Thread(target=abuser)] + [
-            threading.Thread(target=client, args=(n,)) for n in range(1, 51)]
+            threading.Thread(target=client, args=(n,)) for n in range(1, 51)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -30,15 +30,21 @@ def test_an_action_by_the_id_find_gave(live_store: Live) -> None:
     assert response.status_code == 200
     body = response.json()
     assert {k: body[k] for k in hit if k not in ("score", "explain")} == {
-        k: v for k, v in hit.items() if k not in ("score", "explain")}
+        k: v for k, v in hit.items() if k not in ("score", "explain")
+    }
     assert body["needs_approval"] is True and body["document"]["format"] == "agent-actions"
     assert response.headers["etag"].startswith('"')
 
 
 def test_etag_and_304(live_store: Live) -> None:
     hit = find(live_store, "search products", site="full-shop.example")
-    for path in (f"/actions/{hit['id']}", "/sites", "/sites/full-shop.example",
-                 "/sites/full-shop.example/manifest", "/stats"):
+    for path in (
+        f"/actions/{hit['id']}",
+        "/sites",
+        "/sites/full-shop.example",
+        "/sites/full-shop.example/manifest",
+        "/stats",
+    ):
         first = live_store.client.get(path)
         tag = first.headers["etag"]
         for header in (tag, f"W/{tag}", f'"other", {tag}', "*"):
@@ -59,10 +65,18 @@ def test_a_flow_with_its_steps_resolved(live_store: Live) -> None:
 
 def test_unknown_ids_and_hosts_are_404_in_the_error_shape(live_store: Live) -> None:
     unknown = "0123456789abcdef01234567"
-    for path in (f"/actions/{unknown}", f"/flows/{unknown}", "/sites/nowhere.example",
-                 "/sites/nowhere.example/manifest", f"/actions/{unknown}/prepare"):
-        response = (live_store.client.post(path, json={"input": {}}) if path.endswith(
-            "prepare") else live_store.client.get(path))
+    for path in (
+        f"/actions/{unknown}",
+        f"/flows/{unknown}",
+        "/sites/nowhere.example",
+        "/sites/nowhere.example/manifest",
+        f"/actions/{unknown}/prepare",
+    ):
+        response = (
+            live_store.client.post(path, json={"input": {}})
+            if path.endswith("prepare")
+            else live_store.client.get(path)
+        )
         assert response.status_code == 404, path
         assert error(response)["code"] == "not-found"
     for no_id in ("a" * 25, "nope", unknown.upper()):  # an id is 24 hex digits
@@ -79,13 +93,17 @@ def test_a_site_as_users_type_it(live_store: Live) -> None:
 
 
 def test_the_manifest_export_passes_our_validator(live_store: Live) -> None:
-    for host in ("full-shop.example", "webmcp-forms.example", "harbour-flows.example",
-                 "shop.example"):
+    for host in (
+        "full-shop.example",
+        "webmcp-forms.example",
+        "harbour-flows.example",
+        "shop.example",
+    ):
         export = live_store.client.get(f"/sites/{host}/manifest")
         assert export.status_code == 200, host
         report = live_store.client.post(
-            "/validate", content=export.content,
-            params={"origin": export.json()["site"]["url"]}).json()
+            "/validate", content=export.content, params={"origin": export.json()["site"]["url"]}
+        ).json()
         assert report["format"] == "agent-actions"
         assert [d for d in report["diagnostics"] if d["severity"] == "error"] == [], host
         assert len(report["actions"]) == len(export.json()["actions"])
@@ -107,8 +125,13 @@ def test_sites_pages_and_filters(live_store: Live) -> None:
     assert live_store.client.get("/sites", params={"has_actions": "false"}).json()["items"] == []
     future = live_store.client.get("/sites", params={"updated_since": "2999-01-01T00:00:00Z"})
     assert future.json() == {"items": [], "next_cursor": None, "resume_cursor": None}
-    for params in ({"limit": 0}, {"limit": 501}, {"cursor": "bm9wZQ"}, {"format": "A B"},
-                   {"updated_since": "yesterday"}):
+    for params in (
+        {"limit": 0},
+        {"limit": 501},
+        {"cursor": "bm9wZQ"},
+        {"format": "A B"},
+        {"updated_since": "yesterday"},
+    ):
         response = live_store.client.get("/sites", params=params)
         assert response.status_code == 422, params
         assert error(response)["field"] == next(iter(params))
@@ -123,26 +146,31 @@ def test_stats(live_store: Live) -> None:
 
 def test_prepare_a_call(live_store: Live) -> None:
     hit = find(live_store, "search products", site="full-shop.example")
-    response = live_store.client.post(f"/actions/{hit['id']}/prepare",
-                                      json={"input": {"q": "tin"}})
+    response = live_store.client.post(f"/actions/{hit['id']}/prepare", json={"input": {"q": "tin"}})
     assert response.status_code == 200
     assert response.json()["url"] == "https://full-shop.example/api/products?q=tin"
-    bad = live_store.client.post(f"/actions/{hit['id']}/prepare",
-                                 json={"input": {"page": 0}})
+    bad = live_store.client.post(f"/actions/{hit['id']}/prepare", json={"input": {"page": 0}})
     assert bad.status_code == 422
     body = bad.json()["error"]
     assert body["code"] == "invalid-input" and body["field"] == "$.page"
-    assert body["problems"] == [{"path": "$.page", "message": "0 is less than the minimum of 1"},
-                                {"path": "$.q", "message": "'q' is required"}]
+    assert body["problems"] == [
+        {"path": "$.page", "message": "0 is less than the minimum of 1"},
+        {"path": "$.q", "message": "'q' is required"},
+    ]
     assert "$.q: 'q' is required" in body["message"]
 
 
 def test_prepare_refuses_what_it_cannot_read(live_store: Live) -> None:
     hit = find(live_store, "search products", site="full-shop.example")
     path = f"/actions/{hit['id']}/prepare"
-    for content in (b"nope", b"[]", b'{"input": 3}', b'{"input": {}, "more": 1}',
-                    b'{"input": {"q": NaN}}',
-                    b"[" * 50_000):
+    for content in (
+        b"nope",
+        b"[]",
+        b'{"input": 3}',
+        b'{"input": {}, "more": 1}',
+        b'{"input": {"q": NaN}}',
+        b"[" * 50_000,
+    ):
         response = live_store.client.post(path, content=content)
         assert response.status_code == 422, content[:20]
         assert error(response)["code"] == "invalid-parameter"
@@ -155,8 +183,7 @@ def test_reads_do_not_wait_for_a_writer(live_store: Live) -> None:
     (registry.db.engine.reading), so they answer from the last committed state meanwhile."""
     before = live_store.client.get("/stats").json()
     with transaction(live_store.engine) as session:
-        promote_manifest(session, "writer.example", [{"name": "x", "method": "GET",
-                                                      "path": "/x"}])
+        promote_manifest(session, "writer.example", [{"name": "x", "method": "GET", "path": "/x"}])
         started = time.monotonic()
         during = live_store.client.get("/stats")
         assert time.monotonic() - started < 5 and during.status_code == 200
@@ -165,16 +192,16 @@ def test_reads_do_not_wait_for_a_writer(live_store: Live) -> None:
 
 
 def test_the_store_away_is_503(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, rate_limit=0,
-                        database_url="postgresql://nobody@127.0.0.1:9/nothing")
+    settings = Settings(
+        data_dir=tmp_path, rate_limit=0, database_url="postgresql://nobody@127.0.0.1:9/nothing"
+    )
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         for path in ("/sites", "/stats", f"/actions/{'ab' * 12}", "/sites/x.example"):
             response = client.get(path)
             assert response.status_code == 503, path
             assert error(response)["code"] == "store-unavailable"
             assert response.headers["retry-after"] == "5"
-        assert client.post(f"/actions/{'ab' * 12}/prepare",
-                           json={"input": {}}).status_code == 503
+        assert client.post(f"/actions/{'ab' * 12}/prepare", json={"input": {}}).status_code == 503
 
 
 def test_a_change_between_pages_reaches_a_mirror_once(live_store: Live) -> None:
@@ -186,8 +213,9 @@ def test_a_change_between_pages_reaches_a_mirror_once(live_store: Live) -> None:
     unseen = client.get("/sites", params={"cursor": first["next_cursor"], "limit": 1}).json()
     with transaction(live_store.engine) as session:
         for host in (seen[0][0], unseen["items"][0]["host"]):
-            promote_manifest(session, host, [{"name": "changed", "method": "GET",
-                                              "path": "/changed"}])
+            promote_manifest(
+                session, host, [{"name": "changed", "method": "GET", "path": "/changed"}]
+            )
     cursor = first["next_cursor"]
     while cursor is not None:
         page = client.get("/sites", params={"cursor": cursor, "limit": 3}).json()

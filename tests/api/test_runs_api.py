@@ -22,9 +22,19 @@ from registry.store.crawl_state import finish_run, start_run, sweep_abandoned_ru
 from registry.store.rows import utcnow
 from tests.helpers.api import error
 
-FIGURES = {"sites": 2, "documents": 3, "actions": 7, "flows": 1, "errors": 1, "requests": 12,
-           "refused": 0, "seconds": 1.5, "changed_sites": ["a.example"], "replayed": [],
-           "site_errors": {"b.example": ["timeout"]}}
+FIGURES = {
+    "sites": 2,
+    "documents": 3,
+    "actions": 7,
+    "flows": 1,
+    "errors": 1,
+    "requests": 12,
+    "refused": 0,
+    "seconds": 1.5,
+    "changed_sites": ["a.example"],
+    "replayed": [],
+    "site_errors": {"b.example": ["timeout"]},
+}
 
 
 def _runs(url: str, data: Path) -> Iterator[tuple[TestClient, list[int]]]:
@@ -38,16 +48,18 @@ def _runs(url: str, data: Path) -> Iterator[tuple[TestClient, list[int]]]:
         silent.owner, silent.heartbeat_at = "elsewhere.example:1", utcnow() - timedelta(hours=1)
     with transaction(engine) as session:
         assert sweep_abandoned_runs(session, utcnow(), 60) == [ids[2]]
-    app = create_app(Settings(data_dir=data, rate_limit=0),
-                     index=ActionIndex.open(data / "index"), engine=engine)
+    app = create_app(
+        Settings(data_dir=data, rate_limit=0), index=ActionIndex.open(data / "index"), engine=engine
+    )
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, ids
     engine.dispose()
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-        ) -> Iterator[tuple[TestClient, list[int]]]:
+def api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[TestClient, list[int]]]:
     data = tmp_path_factory.mktemp("runs")
     if request.param == "sqlite":
         yield from _runs(f"sqlite:///{data / 'runs.db'}", data)
@@ -69,9 +81,9 @@ def test_runs_newest_first_with_their_figures(api: tuple[TestClient, list[int]])
     by_id = {run["id"]: run for run in page["items"]}
     done = by_id[ids[0]]
     assert done["status"] == "finished" and done["kind"] == "crawl" and done["targets"] == 2
-    assert {k: done[k] for k in ("sites", "documents", "actions", "errors", "requests",
-                                 "seconds")} == {"sites": 2, "documents": 3, "actions": 7,
-                                                 "errors": 1, "requests": 12, "seconds": 1.5}
+    assert {
+        k: done[k] for k in ("sites", "documents", "actions", "errors", "requests", "seconds")
+    } == {"sites": 2, "documents": 3, "actions": 7, "errors": 1, "requests": 12, "seconds": 1.5}
     assert done["changed_sites"] == ["a.example"]
     assert datetime.fromisoformat(done["finished_at"]).utcoffset() == timedelta(0)
     assert done["owner"].endswith(f":{os.getpid()}") and done["aborted"] is None
@@ -90,8 +102,7 @@ def test_runs_page_by_cursor_and_filter_by_status(api: tuple[TestClient, list[in
     assert [r["id"] for r in first["items"]] == ids[:0:-1]
     second = body(client, "/runs", limit=3, cursor=first["next_cursor"])
     assert [r["id"] for r in second["items"]] == [ids[0]] and second["next_cursor"] is None
-    for status, expected in (("aborted", [ids[2]]), ("running", [ids[3]]),
-                             ("finished", [ids[0]])):
+    for status, expected in (("aborted", [ids[2]]), ("running", [ids[3]]), ("finished", [ids[0]])):
         assert [r["id"] for r in body(client, "/runs", status=status)["items"]] == expected
 
 
@@ -100,15 +111,29 @@ def test_one_run_and_its_404(api: tuple[TestClient, list[int]]) -> None:
     assert body(client, f"/runs/{ids[0]}") == body(client, "/runs", limit=4)["items"][-1]
     missing = client.get("/runs/999999")
     assert missing.status_code == 404
-    assert error(missing) == {"code": "not-found", "message": "no crawl run 999999",
-                              "field": "run_id"}
+    assert error(missing) == {
+        "code": "not-found",
+        "message": "no crawl run 999999",
+        "field": "run_id",
+    }
 
 
-@pytest.mark.parametrize("path", ["/runs?status=lost", "/runs?cursor=abc", "/runs?cursor=0",
-                                  f"/runs?cursor={'9' * 11}",
-                                  "/runs?limit=0", "/runs/abc", "/runs/0", f"/runs/{2**31}"])
-def test_bad_parameters_are_422_in_the_error_shape(api: tuple[TestClient, list[int]],
-                                                    path: str) -> None:
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/runs?status=lost",
+        "/runs?cursor=abc",
+        "/runs?cursor=0",
+        f"/runs?cursor={'9' * 11}",
+        "/runs?limit=0",
+        "/runs/abc",
+        "/runs/0",
+        f"/runs/{2**31}",
+    ],
+)
+def test_bad_parameters_are_422_in_the_error_shape(
+    api: tuple[TestClient, list[int]], path: str
+) -> None:
     response = api[0].get(path)
     assert response.status_code == 422
     assert error(response)["code"]

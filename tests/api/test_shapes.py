@@ -30,6 +30,7 @@ class Backing:
 
 def _mcp(live: Live, query: str) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """find_action's results for ``query``, and get_action's answer for each."""
+
     async def body() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         state = live.client.app.state  # type: ignore[attr-defined]
         backing = Backing(state.index, live.engine, anyio.CapacityLimiter(1))

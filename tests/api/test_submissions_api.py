@@ -49,21 +49,24 @@ class Store:
     web: LoopbackWeb
 
     def settings(self, **extra: Any) -> Settings:
-        return Settings(data_dir=self.data, rate_limit=0, resolve=self.web.resolve_args(),
-                        **extra)
+        return Settings(data_dir=self.data, rate_limit=0, resolve=self.web.resolve_args(), **extra)
 
     def client(self, check: bool = True, **extra: Any) -> TestClient:
         settings = self.settings(**extra)
-        app = create_app(settings, engine=self.engine,
-                         target_check=target_check(settings) if check else None)
+        app = create_app(
+            settings, engine=self.engine, target_check=target_check(settings) if check else None
+        )
         return TestClient(app, raise_server_exceptions=False)
 
     def crawl(self, *hosts: str) -> subprocess.Popen[str]:
         flags = [a for e in self.web.resolve_args() for a in ("--resolve", e)]
         return subprocess.Popen(
-            [*AX, "crawl", "--json", "--delay", "0", *flags,
-             *(self.web.url(h) for h in hosts)], env=env_for(self.data, self.url), text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            [*AX, "crawl", "--json", "--delay", "0", *flags, *(self.web.url(h) for h in hosts)],
+            env=env_for(self.data, self.url),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
 
     def count(self) -> int:
         with reading(self.engine) as session:
@@ -77,8 +80,9 @@ def web() -> Iterator[LoopbackWeb]:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def store(request: pytest.FixtureRequest, web: LoopbackWeb,
-          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+def store(
+    request: pytest.FixtureRequest, web: LoopbackWeb, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Store]:
     data = tmp_path_factory.mktemp("submit")
     if request.param == "sqlite":
         yield from _store(f"sqlite:///{data / 'actiondex.db'}", data, web)
@@ -108,8 +112,10 @@ def test_a_submission_is_queued_crawled_and_done(store: Store) -> None:
         assert body["status"] == "queued" and body["host"] == "alpha.test"
         assert posted.headers["location"] == body["link"] == f"/submissions/{body['id']}"
         again = client.post("/submissions", json={"url": store.web.url("alpha.test", "/x")})
-        assert again.status_code == 200 and again.json() == {"host": "alpha.test",
-                                                             "status": "queued"}
+        assert again.status_code == 200 and again.json() == {
+            "host": "alpha.test",
+            "status": "queued",
+        }
         seen = {client.get(body["link"]).json()["status"]}
         crawl = store.crawl("alpha.test")
         while crawl.poll() is None:
@@ -125,15 +131,19 @@ def test_a_submission_is_queued_crawled_and_done(store: Store) -> None:
     with store.client() as client:
         assert client.get(action["url"]).json()["name"] == "alpha"
         # done, so the host is open to a new submission
-        assert client.post("/submissions", json={"url": store.web.url("alpha.test")}
-                           ).status_code == 202
+        assert (
+            client.post("/submissions", json={"url": store.web.url("alpha.test")}).status_code
+            == 202
+        )
 
 
 def test_failed_crawls_say_why(store: Store) -> None:
     hosts = ("empty.test", "closed.test", "broken.test")
     with store.client() as client:
-        links = {h: client.post("/submissions", json={"url": store.web.url(h)}).json()["link"]
-                 for h in hosts}
+        links = {
+            h: client.post("/submissions", json={"url": store.web.url(h)}).json()["link"]
+            for h in hosts
+        }
         _wait(store.crawl(*hosts))
         got = {h: client.get(link).json() for h, link in links.items()}
     assert {g["status"] for g in got.values()} == {"failed"}, got
@@ -144,24 +154,27 @@ def test_failed_crawls_say_why(store: Store) -> None:
     assert all(g["actions"] == [] and g["finished_at"] for g in got.values())
 
 
-@pytest.mark.parametrize("url,says", [
-    ("http://127.0.0.1/", "non-public address"),
-    ("http://[::1]:8080/", "non-public address"),
-    ("http://10.0.0.1/", "non-public address"),
-    ("http://169.254.169.254/latest/", "non-public address"),
-    ("http://0x7f.1/", "non-public address"),
-    ("http://[::ffff:127.0.0.1]/", "non-public address"),
-    ("http://localhost:8000/", "loopback name"),
-    ("http://user:pass@shop.example/", "credentials"),
-    ("http://shop.example:22/", "not a web port"),
-    ("ftp://shop.example/", "not a domain or an http(s) URL"),
-    ("not a url!!", "not a domain or an http(s) URL"),
-    # issue 25 item 10: port 0 meant the default port; CR/LF were stored and echoed
-    ("http://example.com:0/", "port that is not a number from 1 to 65535"),
-    ("http://example.com:65536/", "port that is not a number from 1 to 65535"),
-    ("https://shop.example/\r\nX-Injected: 1", "control characters"),
-    ("https://shop.example/%0d%0aX-Injected:%201", "control characters"),
-])
+@pytest.mark.parametrize(
+    "url,says",
+    [
+        ("http://127.0.0.1/", "non-public address"),
+        ("http://[::1]:8080/", "non-public address"),
+        ("http://10.0.0.1/", "non-public address"),
+        ("http://169.254.169.254/latest/", "non-public address"),
+        ("http://0x7f.1/", "non-public address"),
+        ("http://[::ffff:127.0.0.1]/", "non-public address"),
+        ("http://localhost:8000/", "loopback name"),
+        ("http://user:pass@shop.example/", "credentials"),
+        ("http://shop.example:22/", "not a web port"),
+        ("ftp://shop.example/", "not a domain or an http(s) URL"),
+        ("not a url!!", "not a domain or an http(s) URL"),
+        # issue 25 item 10: port 0 meant the default port; CR/LF were stored and echoed
+        ("http://example.com:0/", "port that is not a number from 1 to 65535"),
+        ("http://example.com:65536/", "port that is not a number from 1 to 65535"),
+        ("https://shop.example/\r\nX-Injected: 1", "control characters"),
+        ("https://shop.example/%0d%0aX-Injected:%201", "control characters"),
+    ],
+)
 def test_refused_addresses_are_422_with_a_reason(store: Store, url: str, says: str) -> None:
     before = store.count()
     with store.client() as client:
@@ -181,8 +194,10 @@ def test_a_duplicate_tells_another_submitter_only_the_host_and_status(store: Sto
         again = client.post("/submissions", json={"url": "vault.example"})
         mine = client.get(first.json()["link"]).json()
     assert first.status_code == 202 and first.json()["url"] == "https://vault.example/"
-    assert again.status_code == 200 and again.json() == {"host": "vault.example",
-                                                         "status": "queued"}
+    assert again.status_code == 200 and again.json() == {
+        "host": "vault.example",
+        "status": "queued",
+    }
     assert "location" not in again.headers
     assert first.json()["id"] not in again.text and "s3cr3t" not in again.text
     assert mine["url"] == "https://vault.example/" and "s3cr3t" not in str(mine)
@@ -194,8 +209,7 @@ def test_a_duplicate_tells_another_submitter_only_the_host_and_status(store: Sto
 def test_the_limit_per_client_answers_429_with_retry_after(store: Store) -> None:
     with store.client(submit_per_client=2, submit_client_key="per-client") as client:
         for name in ("one", "two"):
-            assert client.post("/submissions", json={"url": f"{name}.example"}
-                               ).status_code == 202
+            assert client.post("/submissions", json={"url": f"{name}.example"}).status_code == 202
         # a duplicate is not a new submission: it is answered, not limited
         assert client.post("/submissions", json={"url": "one.example"}).status_code == 200
         limited = client.post("/submissions", json={"url": "three.example"})
@@ -216,15 +230,22 @@ def test_the_limit_per_registrable_domain_answers_429(store: Store) -> None:
     assert 1 <= int(other.headers["retry-after"]) <= 120
 
 
-@pytest.mark.parametrize("body,status", [
-    (b"not json", 422), (b'{"url": 3}', 422), (b'{"url": "a.example", "x": 1}', 422),
-    (b'["a.example"]', 422), (b'{"url": "' + b"a" * 3000 + b'"}', 422),
-    (b'{"url": "' + b"a" * 40000 + b'"}', 413),
-])
+@pytest.mark.parametrize(
+    "body,status",
+    [
+        (b"not json", 422),
+        (b'{"url": 3}', 422),
+        (b'{"url": "a.example", "x": 1}', 422),
+        (b'["a.example"]', 422),
+        (b'{"url": "' + b"a" * 3000 + b'"}', 422),
+        (b'{"url": "' + b"a" * 40000 + b'"}', 413),
+    ],
+)
 def test_bad_bodies_are_structured_errors(store: Store, body: bytes, status: int) -> None:
     with store.client() as client:
-        response = client.post("/submissions", content=body,
-                               headers={"Content-Type": "application/json"})
+        response = client.post(
+            "/submissions", content=body, headers={"Content-Type": "application/json"}
+        )
     assert response.status_code == status and response.json()["error"]["code"]
 
 
@@ -243,10 +264,16 @@ def test_without_the_address_guard_submissions_are_off(store: Store) -> None:
 def test_cors_does_not_cover_submissions(store: Store) -> None:
     headers = {"Origin": "https://elsewhere.example", "Access-Control-Request-Method": "POST"}
     with store.client() as client:
-        assert "access-control-allow-origin" not in client.options(
-            "/submissions", headers=headers).headers
-        assert "access-control-allow-origin" not in client.post(
-            "/submissions", json={"url": "cors.example"}, headers=headers).headers
+        assert (
+            "access-control-allow-origin"
+            not in client.options("/submissions", headers=headers).headers
+        )
+        assert (
+            "access-control-allow-origin"
+            not in client.post(
+                "/submissions", json={"url": "cors.example"}, headers=headers
+            ).headers
+        )
         assert "access-control-allow-origin" in client.get("/healthz", headers=headers).headers
 
 
@@ -254,18 +281,19 @@ def test_a_flood_for_one_domain_from_ten_addresses_is_capped(store: Store) -> No
     """docs/RELIABILITY.md 33, scaled down: 1,000 submissions for one registrable domain from 10
     client addresses create no more rows than the per-domain cap (the per-client one, 200, is
     not what binds here), and every refusal is a 429 with Retry-After."""
-    settings = store.settings(submit_per_domain=5, submit_per_client=200,
-                              submit_client_key="flood")
+    settings = store.settings(submit_per_domain=5, submit_per_client=200, submit_client_key="flood")
     app = create_app(settings, engine=store.engine, target_check=target_check(settings))
     before = store.count()
     statuses: dict[int, int] = {}
     with ExitStack() as stack:
-        clients = [stack.enter_context(TestClient(app, raise_server_exceptions=False,
-                                                  client=(f"198.51.100.{n}", 4000)))
-                   for n in range(10)]
+        clients = [
+            stack.enter_context(
+                TestClient(app, raise_server_exceptions=False, client=(f"198.51.100.{n}", 4000))
+            )
+            for n in range(10)
+        ]
         for i in range(1000):
-            response = clients[i % 10].post("/submissions",
-                                            json={"url": f"h{i}.flood.example.org"})
+            response = clients[i % 10].post("/submissions", json={"url": f"h{i}.flood.example.org"})
             statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
             if response.status_code == 429:
                 assert int(response.headers["retry-after"]) >= 1

@@ -36,25 +36,32 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 def test_post_a_manifest(client: TestClient) -> None:
     response = client.post("/validate", content=(FILES / "shop.json").read_bytes())
     assert response.status_code == 200 and set(response.json()) == REPORT_KEYS
-    response = client.post("/validate", params={"origin": "https://ping.example"},
-                           content=(FILES / "no-site.json").read_bytes())
+    response = client.post(
+        "/validate",
+        params={"origin": "https://ping.example"},
+        content=(FILES / "no-site.json").read_bytes(),
+    )
     assert codes(response.json()) == {}
     broken = client.post("/validate", content=(FILES / "broken.json").read_bytes()).json()
     assert codes(broken) == {"json-parse-error": "error"}
 
 
-@pytest.mark.parametrize("body,status,field", [
-    ({"url": "http://127.0.0.1:9/"}, 422, "url"),
-    ({"url": "--allow-private"}, 422, "url"),
-    ({"url": "pyproject.toml/x"}, 422, "url"),
-    ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
-    ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
-    # the guard let it pass, the crawl could not read the host: was 200 `internal-error`
-    ({"url": "http://127%2e0.0.1:9/"}, 422, "url"),
-    ({"url": "https://shop%2eexample/"}, 422, "url"),
-])
-def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str, Any],
-                                              status: int, field: str) -> None:
+@pytest.mark.parametrize(
+    "body,status,field",
+    [
+        ({"url": "http://127.0.0.1:9/"}, 422, "url"),
+        ({"url": "--allow-private"}, 422, "url"),
+        ({"url": "pyproject.toml/x"}, 422, "url"),
+        ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
+        ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
+        # the guard let it pass, the crawl could not read the host: was 200 `internal-error`
+        ({"url": "http://127%2e0.0.1:9/"}, 422, "url"),
+        ({"url": "https://shop%2eexample/"}, 422, "url"),
+    ],
+)
+def test_post_bad_urls_are_structured_errors(
+    client: TestClient, body: dict[str, Any], status: int, field: str
+) -> None:
     response = client.post("/validate", json=body)
     error = response.json()["error"]
     assert response.status_code == status and error["field"] == field and error["message"]
@@ -62,8 +69,11 @@ def test_post_bad_urls_are_structured_errors(client: TestClient, body: dict[str,
 
 def test_post_with_an_origin_at_port_0_is_422(client: TestClient) -> None:
     """Issue 25 item 10: ``:0`` was read as the default port and the manifest placed there."""
-    response = client.post("/validate", params={"origin": "https://ping.example:0"},
-                           content=(FILES / "no-site.json").read_bytes())
+    response = client.post(
+        "/validate",
+        params={"origin": "https://ping.example:0"},
+        content=(FILES / "no-site.json").read_bytes(),
+    )
     error = response.json()["error"]
     assert response.status_code == 422 and error["field"] == "origin"
     assert "port that is not a number from 1 to 65535" in error["message"]
@@ -91,8 +101,9 @@ def test_post_url_validates_a_site(client: TestClient, web: DemoWeb) -> None:
     assert {a["name"] for a in plugin["actions"]} == {"inkpot", "searchInks"}
 
 
-def test_post_deeply_nested_json_is_the_cli_s_depth_limit_report(client: TestClient,
-                                                                  tmp_path: Path) -> None:
+def test_post_deeply_nested_json_is_the_cli_s_depth_limit_report(
+    client: TestClient, tmp_path: Path
+) -> None:
     """1,000 nested brackets once overflowed the {"url"} sniff's json.loads: a 500."""
     body = b"[" * 1000 + b"]" * 1000
     response = client.post("/validate", content=body)

@@ -48,8 +48,12 @@ def _validate(base: str, source: str, url: str) -> tuple[int, dict[str, Any], fl
     conn = http.client.HTTPConnection(host, int(port), timeout=60, source_address=(source, 0))
     started = time.monotonic()
     try:
-        conn.request("POST", "/validate", body=json.dumps({"url": url}),
-                     headers={"Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            "/validate",
+            body=json.dumps({"url": url}),
+            headers={"Content-Type": "application/json"},
+        )
         response = conn.getresponse()
         return response.status, json.loads(response.read()), time.monotonic() - started
     finally:
@@ -57,15 +61,19 @@ def _validate(base: str, source: str, url: str) -> tuple[int, dict[str, Any], fl
 
 
 def test_a_slow_site_holds_two_slots_of_one_client_for_the_deadline_only(
-        tmp_path: Path, web: LoopbackWeb) -> None:
+    tmp_path: Path, web: LoopbackWeb
+) -> None:
     target = web.url("drip.test")
     answers: dict[str, list[tuple[int, dict[str, Any], float]]] = {"a": [], "b": []}
 
     def ask(who: str, source: str) -> None:
         answers[who].append(_validate(base, source, target))
 
-    with serving(tmp_path, ACTIONDEX_VALIDATE_TIMEOUT=str(TIMEOUT),
-                 ACTIONDEX_RESOLVE=",".join(web.resolve_args())) as base:
+    with serving(
+        tmp_path,
+        ACTIONDEX_VALIDATE_TIMEOUT=str(TIMEOUT),
+        ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
+    ) as base:
         hog = [threading.Thread(target=ask, args=("a", "127.0.0.2")) for _ in range(4)]
         for thread in hog:
             thread.start()

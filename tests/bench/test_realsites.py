@@ -16,12 +16,18 @@ from bench.realsites import crawl, score
 pytestmark = pytest.mark.timeout(120)
 # Two with a good OpenAPI (kayak.com's on www.kayak.com), one whose OpenAPI URL answered an
 # error JSON, three with a manifest only.
-HOSTS = ("kayak.com", "api.speak.com", "opentable.com", "biztoc.com", "coursera.org",
-         "aichat.doordash.com")
-REQUESTS = [{"query": "how do I say thank you very much in Japanese",
-             "relevant": ["api.speak.com"]},
-            {"query": "find me a cheap flight from Boston to Lisbon next month",
-             "relevant": ["kayak.com"]}]
+HOSTS = (
+    "kayak.com",
+    "api.speak.com",
+    "opentable.com",
+    "biztoc.com",
+    "coursera.org",
+    "aichat.doordash.com",
+)
+REQUESTS = [
+    {"query": "how do I say thank you very much in Japanese", "relevant": ["api.speak.com"]},
+    {"query": "find me a cheap flight from Boston to Lisbon next month", "relevant": ["kayak.com"]},
+]
 
 
 @pytest.fixture(scope="module")

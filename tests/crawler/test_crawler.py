@@ -36,8 +36,13 @@ def cli(data_dir: Path, *args: str, db_url: str = "") -> tuple[list[str], dict[s
     return [*AX, *args], env_for(data_dir, db_url)
 
 
-def crawl(data_dir: Path, web: DemoWeb | None, *targets: str, db_url: str = "",
-          resolve: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+def crawl(
+    data_dir: Path,
+    web: DemoWeb | None,
+    *targets: str,
+    db_url: str = "",
+    resolve: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[str]:
     entries = [*(web.resolve_args() if web else []), *resolve]
     flags = [arg for entry in entries for arg in ("--resolve", entry)]
     cmd, env = cli(data_dir, "crawl", "--json", "--delay", "0", *flags, *targets, db_url=db_url)
@@ -64,12 +69,22 @@ def stored(url: str) -> dict[str, set[tuple[Any, ...]]]:
     with Session(engine) as session:
         actions = select(Site.host, ActionRow).join_from(ActionRow, Site)
         for host, action in session.execute(actions):
-            rows.setdefault(host, set()).add(("action", action.id, action.name, action.title,
-                                              action.effect, action.method, action.endpoint,
-                                              json.dumps(action.input_schema, sort_keys=True)))
+            rows.setdefault(host, set()).add(
+                (
+                    "action",
+                    action.id,
+                    action.name,
+                    action.title,
+                    action.effect,
+                    action.method,
+                    action.endpoint,
+                    json.dumps(action.input_schema, sort_keys=True),
+                )
+            )
         for host, flow in session.execute(select(Site.host, FlowRow).join_from(FlowRow, Site)):
-            rows.setdefault(host, set()).add(("flow", flow.id, flow.name,
-                                              json.dumps(flow.steps, sort_keys=True)))
+            rows.setdefault(host, set()).add(
+                ("flow", flow.id, flow.name, json.dumps(flow.steps, sort_keys=True))
+            )
     engine.dispose()
     return rows
 
@@ -96,9 +111,15 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             proc = crawl(data_dir, web, *targets(web))
             seconds = time.monotonic() - started
             log = web.requests()
-        return {"proc": proc, "sites": per_site(proc), "log": log, "hosts": web.hosts,
-                "canaries": (v4.count, v6.count), "store": stored(db_url_of(data_dir)),
-                "seconds": seconds}
+        return {
+            "proc": proc,
+            "sites": per_site(proc),
+            "log": log,
+            "hosts": web.hosts,
+            "canaries": (v4.count, v6.count),
+            "store": stored(db_url_of(data_dir)),
+            "seconds": seconds,
+        }
 
 
 def test_every_demo_site_lands_in_the_store(demo: dict[str, Any]) -> None:
@@ -135,8 +156,9 @@ def test_refused_targets_exit_with_one_line_reason(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("target", ["localhost", "http://127.0.0.1:9/", "not a url!!"])
-def test_loopback_names_and_addresses_and_junk_are_refused_alike(tmp_path: Path,
-                                                                 target: str) -> None:
+def test_loopback_names_and_addresses_and_junk_are_refused_alike(
+    tmp_path: Path, target: str
+) -> None:
     # A name resolving to loopback that is no localhost name is refused at connect time:
     # test_crawler_hostile.py's rebinding test shows it (canary: 0 connections).
     cmd, env = cli(tmp_path, "crawl", target)
@@ -151,8 +173,12 @@ def test_loopback_names_and_addresses_and_junk_are_refused_alike(tmp_path: Path,
 def test_hostile_redirects_and_sizes(tmp_path: Path) -> None:
     root = tmp_path / "sites"
     hops = {f"/r{i}": f"/r{i + 1}" for i in range(1, 8)}
-    for host, redirects in {"loop.test": {WELL_KNOWN: "/r1", **hops}, "big.test": {},
-                            "hop.test": {}, "good.test": {}}.items():
+    for host, redirects in {
+        "loop.test": {WELL_KNOWN: "/r1", **hops},
+        "big.test": {},
+        "hop.test": {},
+        "good.test": {},
+    }.items():
         (root / host / ".well-known").mkdir(parents=True)
         (root / host / "_redirects.json").write_text(json.dumps(redirects))
     (root / "big.test" / WELL_KNOWN.lstrip("/")).write_bytes(b" " * (1024 * 1024 + 10))
@@ -160,8 +186,15 @@ def test_hostile_redirects_and_sizes(tmp_path: Path) -> None:
     dead = free_port()  # a loopback port where nothing listens
     with DemoWeb(root=root) as web:
         web.overrides["hop.test"] = {WELL_KNOWN: f"http://good.test:{web.port}/a.json"}
-        sites = per_site(crawl(tmp_path / "data", web, *targets(web), f"http://dead.test:{dead}/",
-                               resolve=(f"dead.test:{dead}:127.0.0.1",)))
+        sites = per_site(
+            crawl(
+                tmp_path / "data",
+                web,
+                *targets(web),
+                f"http://dead.test:{dead}/",
+                resolve=(f"dead.test:{dead}:127.0.0.1",),
+            )
+        )
         log = web.requests()
     assert sites["dead.test"]["errors"] == ["robots-unavailable"]  # so nothing else was asked
     assert "too-many-redirects" in sites["loop.test"]["errors"]
@@ -178,6 +211,7 @@ def test_demo_web_serves_files_by_host_and_nothing_outside(tmp_path: Path) -> No
     (site.parent / "_redirects.json").write_text('{"/old": "/"}')
     (tmp_path / "secret.txt").write_text("secret")
     with DemoWeb(root=tmp_path, delays={"a.test": 0.1}) as web:
+
         def get(path: str, host: str = "a.test") -> tuple[int, str, str]:
             conn = http.client.HTTPConnection("127.0.0.1", web.port, timeout=5)
             conn.request("GET", path, headers={"Host": f"{host}:{web.port}"})
@@ -206,11 +240,15 @@ def test_killed_crawl_leaves_whole_sites_and_rerun_converges(tmp_path: Path) -> 
         crawl(baseline, web, *targets(web))
         web.delays[slow] = 10.0  # slow only for the crawl that gets killed
         killed = tmp_path / "killed"
-        cmd, env = cli(killed, "crawl", "--json",
-                       *[a for e in web.resolve_args() for a in ("--resolve", e)], *targets(web))
+        cmd, env = cli(
+            killed,
+            "crawl",
+            "--json",
+            *[a for e in web.resolve_args() for a in ("--resolve", e)],
+            *targets(web),
+        )
         seen = len(web.requests(slow))
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait_for_some_sites(db_url_of(killed), lambda: len(web.requests(slow)) - seen)
         finally:
@@ -240,8 +278,9 @@ def _wait_for_some_sites(url: str, slow_requests: Callable[[], int], limit: floa
 
 
 def test_crawl_into_postgresql(tmp_path: Path, demo: dict[str, Any]) -> None:
-    admin_url = os.environ.get("ACTIONDEX_TEST_DATABASE_URL",
-                               "postgresql://postgres@127.0.0.1:5432/test")
+    admin_url = os.environ.get(
+        "ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
+    )
     name = "actiondex_crawl_test"
     url = admin_url.rsplit("/", 1)[0] + f"/{name}"
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:

@@ -22,25 +22,42 @@ WELL_KNOWN, LEGACY = "/.well-known/ard.json", "/.well-known/ai-catalog.json"
 
 
 def catalog(host: str, name: str, **extra: Any) -> str:
-    entry = {"identifier": f"urn:ai:{host}:agent:{name}", "displayName": name.title(),
-             "type": "application/A2A-Agent-Card+json", "url": f"https://{host}/{name}.json",
-             "description": f"The {name} agent.", **extra}
+    entry = {
+        "identifier": f"urn:ai:{host}:agent:{name}",
+        "displayName": name.title(),
+        "type": "application/A2A-Agent-Card+json",
+        "url": f"https://{host}/{name}.json",
+        "description": f"The {name} agent.",
+        **extra,
+    }
     return json.dumps({"entries": [entry]})
 
 
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data = tmp_path_factory.mktemp("ard-crawl")
-    web = LoopbackWeb({
-        "both.test": Site({WELL_KNOWN: json_reply(catalog("both.test", "current")),
-                           LEGACY: json_reply(catalog("both.test", "old"))}),
-        "legacy.test": Site({LEGACY: json_reply(catalog("legacy.test", "elder"))}),
-        "linked.test": Site({
-            "/": html_reply('<html><head><link rel="ard" href="/entries/all.json">'
-                            "</head><body>hi</body></html>"),
-            "/entries/all.json": json_reply(catalog("linked.test", "linked",
-                                                    **{"ex:tier": "gold"}))}),
-    })
+    web = LoopbackWeb(
+        {
+            "both.test": Site(
+                {
+                    WELL_KNOWN: json_reply(catalog("both.test", "current")),
+                    LEGACY: json_reply(catalog("both.test", "old")),
+                }
+            ),
+            "legacy.test": Site({LEGACY: json_reply(catalog("legacy.test", "elder"))}),
+            "linked.test": Site(
+                {
+                    "/": html_reply(
+                        '<html><head><link rel="ard" href="/entries/all.json">'
+                        "</head><body>hi</body></html>"
+                    ),
+                    "/entries/all.json": json_reply(
+                        catalog("linked.test", "linked", **{"ex:tier": "gold"})
+                    ),
+                }
+            ),
+        }
+    )
     with web:
         hosts = list(web.sites)
         summary = crawl(data, web, *[web.url(h) for h in hosts])
@@ -53,7 +70,8 @@ def _site(names: dict[str, set[str]], host: str) -> set[str]:
 
 
 def test_well_known_first_and_the_legacy_path_only_when_it_is_missing(
-        crawled: dict[str, Any]) -> None:
+    crawled: dict[str, Any],
+) -> None:
     asked = {(h.split(":")[0], p) for h, p, _ in crawled["log"]}
     assert ("both.test", WELL_KNOWN) in asked and ("both.test", LEGACY) not in asked
     assert {("legacy.test", WELL_KNOWN), ("legacy.test", LEGACY)} <= asked
@@ -74,7 +92,8 @@ def test_crawled_entries_are_served_as_written(crawled: dict[str, Any], tmp_path
         assert linked["identifier"].startswith("urn:air:linked.test")  # urn:ai: normalised
         assert linked["type"] == "application/a2a-agent-card+json"
         assert linked["ex:tier"] == "gold"  # a term of the publisher's, kept
-        page = client.post("/ard/search", json={"query": {
-            "text": "linked agent", "filter": {"ex:tier": "gold"}}}).json()
+        page = client.post(
+            "/ard/search", json={"query": {"text": "linked agent", "filter": {"ex:tier": "gold"}}}
+        ).json()
         assert [r["identifier"] for r in page["results"]] == [linked["identifier"]]
     engine.dispose()

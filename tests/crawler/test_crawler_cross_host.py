@@ -21,19 +21,32 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def _agents_json(spec_url: str) -> str:
-    return json.dumps({
-        "agentsJson": "0.1.0", "info": {"title": "Lantern", "version": "1", "description": "x"},
-        "sources": [{"id": "post", "path": spec_url}],
-        "flows": [{"id": "send_flow", "title": "Send a letter", "description": "Send one.",
-                   "actions": [{"id": "a", "sourceId": "post", "operationId": "send_letter"}],
-                   "links": []}]})
+    return json.dumps(
+        {
+            "agentsJson": "0.1.0",
+            "info": {"title": "Lantern", "version": "1", "description": "x"},
+            "sources": [{"id": "post", "path": spec_url}],
+            "flows": [
+                {
+                    "id": "send_flow",
+                    "title": "Send a letter",
+                    "description": "Send one.",
+                    "actions": [{"id": "a", "sourceId": "post", "operationId": "send_letter"}],
+                    "links": [],
+                }
+            ],
+        }
+    )
 
 
 def _stored(data_dir: Path) -> dict[str, tuple[str | None, str | None]]:
     engine = create_engine(f"sqlite:///{data_dir / 'actiondex.db'}")
     with Session(engine) as session:
-        rows = session.execute(select(Site.host, ActionRow.name, ActionRow.method,
-                                      ActionRow.endpoint).join_from(ActionRow, Site)).all()
+        rows = session.execute(
+            select(Site.host, ActionRow.name, ActionRow.method, ActionRow.endpoint).join_from(
+                ActionRow, Site
+            )
+        ).all()
     engine.dispose()
     return {f"{host}/{name}": (method, endpoint) for host, name, method, endpoint in rows}
 
@@ -41,14 +54,17 @@ def _stored(data_dir: Path) -> dict[str, tuple[str | None, str | None]]:
 def test_wildcard_sources_on_another_host_are_read(tmp_path: Path) -> None:
     web = LoopbackWeb({})
     api = web.url("api.specs.test")[:-1]
-    web.sites["wild.test"] = WebSite({
-        "/robots.txt": Reply(404),
-        "/.well-known/agents.json": json_reply(_agents_json(api + "/openapi.json"))})
-    web.sites["api.specs.test"] = WebSite({"/openapi.json": json_reply(openapi(api,
-                                                                              "send_letter"))})
+    web.sites["wild.test"] = WebSite(
+        {
+            "/robots.txt": Reply(404),
+            "/.well-known/agents.json": json_reply(_agents_json(api + "/openapi.json")),
+        }
+    )
+    web.sites["api.specs.test"] = WebSite(
+        {"/openapi.json": json_reply(openapi(api, "send_letter"))}
+    )
     with web:
         summary = crawl(tmp_path, web, web.url("wild.test"))
         asked = web.requests("api.specs.test")
     assert "/openapi.json" in asked, summary["stderr"][-2000:]
-    assert _stored(tmp_path) == {
-        "wild.test/send_letter": ("POST", f"{api}/api/send_letter")}
+    assert _stored(tmp_path) == {"wild.test/send_letter": ("POST", f"{api}/api/send_letter")}

@@ -68,7 +68,8 @@ def pg_via_proxy(empty_pg_url: str) -> Iterator[tuple[str, CuttableProxy]]:
 
 
 def test_a_site_stored_during_an_outage_is_spooled_then_promoted(
-    tmp_path: Path, pg_via_proxy: tuple[str, CuttableProxy],
+    tmp_path: Path,
+    pg_via_proxy: tuple[str, CuttableProxy],
 ) -> None:
     db_url, proxy = pg_via_proxy
     engine = make_engine(Settings(data_dir=tmp_path, database_url=db_url))
@@ -76,15 +77,26 @@ def test_a_site_stored_during_an_outage_is_spooled_then_promoted(
     engine.dispose()
     sites = {
         "before.test": WebSite({MANIFEST: json_reply(_manifest("before"))}),
-        "during.test": WebSite({MANIFEST: Reply(
-            body=lambda: _outage_starts(proxy, tmp_path / "spool"),
-            headers={"Content-Type": "application/json"})}),
-        "late.test": WebSite({MANIFEST: Reply(body=lambda: _after_restore(proxy),
-                                              headers={"Content-Type": "application/json"})}),
+        "during.test": WebSite(
+            {
+                MANIFEST: Reply(
+                    body=lambda: _outage_starts(proxy, tmp_path / "spool"),
+                    headers={"Content-Type": "application/json"},
+                )
+            }
+        ),
+        "late.test": WebSite(
+            {
+                MANIFEST: Reply(
+                    body=lambda: _after_restore(proxy), headers={"Content-Type": "application/json"}
+                )
+            }
+        ),
     }
     with LoopbackWeb(sites) as web:
-        summary = crawl(tmp_path, web, *(web.url(h) for h in sites),
-                        env={"ACTIONDEX_DATABASE_URL": db_url})
+        summary = crawl(
+            tmp_path, web, *(web.url(h) for h in sites), env={"ACTIONDEX_DATABASE_URL": db_url}
+        )
 
     assert proxy.refused > 0  # the database really was away for somebody
     # Which site met the outage depends on timing (the one being stored as it began); it
@@ -93,12 +105,20 @@ def test_a_site_stored_during_an_outage_is_spooled_then_promoted(
     assert all(not row["errors"] for row in summary["per_site"].values()), summary["per_site"]
     engine = create_engine(db_url)
     with engine.connect() as conn:
-        stored = {host: n for host, n in conn.execute(
-            select(Site.host, func.count(ActionRow.id)).join_from(Site, ActionRow)
-            .group_by(Site.host))}
+        stored = {
+            host: n
+            for host, n in conn.execute(
+                select(Site.host, func.count(ActionRow.id))
+                .join_from(Site, ActionRow)
+                .group_by(Site.host)
+            )
+        }
         # The spooled site was scheduled when it was replayed, as the others at promotion.
-        scheduled = {host for host, due in conn.execute(select(Site.host, Site.next_crawl_at))
-                     if due is not None}
+        scheduled = {
+            host
+            for host, due in conn.execute(select(Site.host, Site.next_crawl_at))
+            if due is not None
+        }
     engine.dispose()
     assert stored == {"before.test": 3, "during.test": 3, "late.test": 3}
     assert scheduled == set(stored)
@@ -106,11 +126,16 @@ def test_a_site_stored_during_an_outage_is_spooled_then_promoted(
 
 
 def _result(host: str, names: list[str]) -> SiteResult:
-    body = json.dumps({"schema": "agent-actions/0.1",
-                       "actions": [{"name": n, "path": f"/{n}"} for n in names]}).encode()
-    return SiteResult(host=host, origin=f"https://{host}", documents=[
-        RawDocument(url=f"https://{host}{MANIFEST}", body=body,
-                    content_type="application/json")])
+    body = json.dumps(
+        {"schema": "agent-actions/0.1", "actions": [{"name": n, "path": f"/{n}"} for n in names]}
+    ).encode()
+    return SiteResult(
+        host=host,
+        origin=f"https://{host}",
+        documents=[
+            RawDocument(url=f"https://{host}{MANIFEST}", body=body, content_type="application/json")
+        ],
+    )
 
 
 def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path: Path) -> None:
@@ -126,8 +151,10 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
 
     rows = store.replay()
 
-    assert [(r.host, r.errors) for r in rows] == [("shop.test", ["spool-outdated"]),
-                                                  ("cafe.test", [])]
+    assert [(r.host, r.errors) for r in rows] == [
+        ("shop.test", ["spool-outdated"]),
+        ("cafe.test", []),
+    ]
     with transaction(store.engine) as session:
         names = dict(session.execute(select(ActionRow.name, Site.host).join(Site)).all())
     assert names == {"new_action": "shop.test", "eclair": "cafe.test"}, names
@@ -137,7 +164,8 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
 
 
 def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
-    tmp_path: Path, empty_pg_url: str,
+    tmp_path: Path,
+    empty_pg_url: str,
 ) -> None:
     """docs/RELIABILITY.md 37(b): pg_terminate_backend while a site's actions are being written."""
     settings = Settings(data_dir=tmp_path, database_url=empty_pg_url)

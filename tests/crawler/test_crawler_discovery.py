@@ -30,18 +30,33 @@ def _web() -> tuple[LoopbackWeb, dict[str, set[str]]]:
             specs.paths.update({p: r for p, r in built.paths.items() if p.startswith("/specs/")})
         web.sites[host] = built
     web.sites[SPECS] = specs
-    web.sites["catchall.test"] = Site(fallback=html_reply(jsonld_page(
-        web.url("catchall.test")[:-1], "home_catchall")))
-    web.sites["polite.test"] = Site({"/robots.txt": Reply(body=(
-        b"User-agent: *\nCrawl-delay: 1\nDisallow: /.well-known/\nDisallow: /openapi\n"
-        b"Disallow: /swagger\nDisallow: /server\n"))})
+    web.sites["catchall.test"] = Site(
+        fallback=html_reply(jsonld_page(web.url("catchall.test")[:-1], "home_catchall"))
+    )
+    web.sites["polite.test"] = Site(
+        {
+            "/robots.txt": Reply(
+                body=(
+                    b"User-agent: *\nCrawl-delay: 1\nDisallow: /.well-known/\nDisallow: /openapi\n"
+                    b"Disallow: /swagger\nDisallow: /server\n"
+                )
+            )
+        }
+    )
     web.sites["closed.test"] = Site({"/robots.txt": Reply(body=b"User-agent: *\nDisallow: /\n")})
     many = [f"/{kind}/{i}" for kind in ("p", "c") for i in range(20)] + ["/search"]
     urlset = "".join(f"<url><loc>{web.url('pages.test', p)}</loc></url>" for p in many)
-    web.sites["pages.test"] = Site({
-        "/sitemap.xml": Reply(body=f"<urlset>{urlset}</urlset>".encode()),
-        **{p: html_reply(jsonld_page(web.url("pages.test")[:-1], p.strip("/").replace("/", "_")))
-           for p in many}})
+    web.sites["pages.test"] = Site(
+        {
+            "/sitemap.xml": Reply(body=f"<urlset>{urlset}</urlset>".encode()),
+            **{
+                p: html_reply(
+                    jsonld_page(web.url("pages.test")[:-1], p.strip("/").replace("/", "_"))
+                )
+                for p in many
+            },
+        }
+    )
     return web, expected
 
 
@@ -58,8 +73,15 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         seen = len(web.log)
         second = crawl(data, web, extra=("--file", str(targets), "--max-pages", "3"))
         recrawl_log = web.log[seen:]
-    return {"first": first, "second": second, "names": names, "expected": expected,
-            "log": web.log[:seen], "recrawl_log": recrawl_log, "after": action_names(data)}
+    return {
+        "first": first,
+        "second": second,
+        "names": names,
+        "expected": expected,
+        "log": web.log[:seen],
+        "recrawl_log": recrawl_log,
+        "after": action_names(data),
+    }
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -77,9 +99,15 @@ def test_catch_all_site_is_not_taken_for_manifests(crawled: dict[str, Any]) -> N
 
 
 def test_pages_are_capped_and_cover_page_types(crawled: dict[str, Any]) -> None:
-    pages = [p for h, p, _ in crawled["log"] if h == "pages.test" and p.count("/") >= 1
-             and p not in ("/", "/sitemap.xml", "/robots.txt") and "well-known" not in p
-             and p.startswith(("/p/", "/c/", "/search"))]
+    pages = [
+        p
+        for h, p, _ in crawled["log"]
+        if h == "pages.test"
+        and p.count("/") >= 1
+        and p not in ("/", "/sitemap.xml", "/robots.txt")
+        and "well-known" not in p
+        and p.startswith(("/p/", "/c/", "/search"))
+    ]
     assert len(pages) == 3
     assert {p.split("/")[1] for p in pages} == {"p", "c", "search"}
 

@@ -46,8 +46,12 @@ def _slow() -> Iterator[bytes]:
 
 
 def _robots(text: str, **paths: Reply) -> Site:
-    return Site({"/robots.txt": Reply(body=text.encode()), **{
-        k.replace("_", "/"): v for k, v in paths.items()}})
+    return Site(
+        {
+            "/robots.txt": Reply(body=text.encode()),
+            **{k.replace("_", "/"): v for k, v in paths.items()},
+        }
+    )
 
 
 def _sitemap(body: bytes, **headers: str) -> Site:
@@ -57,41 +61,67 @@ def _sitemap(body: bytes, **headers: str) -> Site:
 def _sites(web: LoopbackWeb, canary: int) -> dict[str, Site]:
     zeros = b"\0" * BOMB
     gz, trap = _gzip(zeros), f"http://127.0.0.2:{canary}/steal"
-    deep = {f"/s/{i}.xml": Reply(body=(f"<sitemapindex><sitemap><loc>{web.url('deep.test')}"
-                                       f"s/{i + 1}.xml</loc></sitemap><sitemap><loc>"
-                                       f"{web.url('deep.test')}s/{i}.xml</loc></sitemap>"
-                                       "</sitemapindex>").encode()) for i in range(20)}
+    deep = {
+        f"/s/{i}.xml": Reply(
+            body=(
+                f"<sitemapindex><sitemap><loc>{web.url('deep.test')}"
+                f"s/{i + 1}.xml</loc></sitemap><sitemap><loc>"
+                f"{web.url('deep.test')}s/{i}.xml</loc></sitemap>"
+                "</sitemapindex>"
+            ).encode()
+        )
+        for i in range(20)
+    }
     huge_robots = "User-agent: *\nDisallow: /private\n" + "# padding\n" * 60_000 + "Disallow: /\n"
     return {
         "good.test": Site({MANIFEST: json_reply(agent_actions("good_one"))}),
         "robots500.test": Site({"/robots.txt": Reply(500)}),
         "robots429.test": Site({"/robots.txt": Reply(429, headers={"Retry-After": "3600"})}),
-        "robots404.test": Site({"/robots.txt": Reply(404),
-                                MANIFEST: json_reply(agent_actions("after_404"))}),
+        "robots404.test": Site(
+            {"/robots.txt": Reply(404), MANIFEST: json_reply(agent_actions("after_404"))}
+        ),
         "robotshuge.test": _robots(huge_robots, **{MANIFEST: json_reply(agent_actions("big"))}),
         "robotsredirect.test": Site({"/robots.txt": Reply(302, headers={"Location": trap})}),
         "delay.test": _robots("User-agent: *\nCrawl-delay: 3600\n"),
         "redirect.test": Site({MANIFEST: Reply(302, headers={"Location": trap})}),
         "gzipbomb.test": Site({MANIFEST: Reply(body=gz, headers={"Content-Encoding": "gzip"})}),
-        "brbomb.test": Site({MANIFEST: Reply(body=brotli.compress(zeros, quality=1),
-                                             headers={"Content-Encoding": "br"})}),
-        "stacked.test": Site({MANIFEST: Reply(body=_gzip(gz),
-                                              headers={"Content-Encoding": "gzip, gzip"})}),
+        "brbomb.test": Site(
+            {
+                MANIFEST: Reply(
+                    body=brotli.compress(zeros, quality=1), headers={"Content-Encoding": "br"}
+                )
+            }
+        ),
+        "stacked.test": Site(
+            {MANIFEST: Reply(body=_gzip(gz), headers={"Content-Encoding": "gzip, gzip"})}
+        ),
         "endless.test": Site({MANIFEST: Reply(body=_endless)}),
-        "liar.test": Site({MANIFEST: Reply(body=_endless,
-                                           headers={"Content-Length": "5000000000"})}),
+        "liar.test": Site(
+            {MANIFEST: Reply(body=_endless, headers={"Content-Length": "5000000000"})}
+        ),
         "slow.test": Site({"/": Reply(body=_slow)}),
         "silent.test": Site({"/": Reply(delay=60)}),
         "reset.test": Site({"/": Reply(reset=True)}),
-        "retry.test": Site({"/": [Reply(503, headers={"Retry-After": "2"}),
-                                  html_reply(jsonld_page(web.url("retry.test")[:-1], "retried"))]}),
+        "retry.test": Site(
+            {
+                "/": [
+                    Reply(503, headers={"Retry-After": "2"}),
+                    html_reply(jsonld_page(web.url("retry.test")[:-1], "retried")),
+                ]
+            }
+        ),
         "deep.test": Site({"/sitemap.xml": deep["/s/0.xml"], **deep}),
-        "crosshost.test": _sitemap(f"<urlset><url><loc>{web.url('good.test')}</loc></url>"
-                                   f"<url><loc>{trap}</loc></url></urlset>".encode()),
-        "manyurls.test": _sitemap("".join(f"{web.url('manyurls.test')}x{i}\n"
-                                          for i in range(50_001)).encode()),
-        "xxe.test": _sitemap(f'<?xml version="1.0"?><!DOCTYPE u [<!ENTITY e SYSTEM "{trap}">]>'
-                             "<urlset><url><loc>&e;</loc></url></urlset>".encode()),
+        "crosshost.test": _sitemap(
+            f"<urlset><url><loc>{web.url('good.test')}</loc></url>"
+            f"<url><loc>{trap}</loc></url></urlset>".encode()
+        ),
+        "manyurls.test": _sitemap(
+            "".join(f"{web.url('manyurls.test')}x{i}\n" for i in range(50_001)).encode()
+        ),
+        "xxe.test": _sitemap(
+            f'<?xml version="1.0"?><!DOCTYPE u [<!ENTITY e SYSTEM "{trap}">]>'
+            "<urlset><url><loc>&e;</loc></url></urlset>".encode()
+        ),
         "gzsitemap.test": _sitemap(gzip.compress(zeros, 1)),
     }
 
@@ -110,8 +140,14 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 seconds = time.monotonic() - started
         finally:
             del os.environ["ACTIONDEX_REQUEST_TIMEOUT"]
-    return {"summary": summary, "sites": summary["per_site"], "web": web, "seconds": seconds,
-            "canary": canary.count, "names": action_names(data)}
+    return {
+        "summary": summary,
+        "sites": summary["per_site"],
+        "web": web,
+        "seconds": seconds,
+        "canary": canary.count,
+        "names": action_names(data),
+    }
 
 
 def _errors(hostile: dict[str, Any], host: str) -> list[str]:
@@ -132,9 +168,14 @@ def test_refused_addresses_receive_no_connection(hostile: dict[str, Any]) -> Non
     assert hostile["web"].requests("robotsredirect.test") == ["/robots.txt"]
 
 
-@pytest.mark.parametrize(("host", "code"), [
-    ("robots500.test", "robots-unavailable"), ("robots429.test", "robots-unavailable"),
-    ("delay.test", "crawl-delay-too-long")])
+@pytest.mark.parametrize(
+    ("host", "code"),
+    [
+        ("robots500.test", "robots-unavailable"),
+        ("robots429.test", "robots-unavailable"),
+        ("delay.test", "crawl-delay-too-long"),
+    ],
+)
 def test_unusable_robots_stops_the_site(hostile: dict[str, Any], host: str, code: str) -> None:
     assert _errors(hostile, host) == [code]
     assert set(hostile["web"].requests(host)) == {"/robots.txt"}
@@ -146,14 +187,27 @@ def test_robots_404_allows_and_huge_robots_is_truncated(hostile: dict[str, Any])
     assert hostile["names"]["robotshuge.test"] == {"big"}  # the Disallow past 512 KiB is ignored
 
 
-@pytest.mark.parametrize(("host", "code"), [
-    ("gzipbomb.test", "too-large"), ("brbomb.test", "too-large"), ("stacked.test", "too-large"),
-    ("endless.test", "too-large"), ("liar.test", "too-large"), ("gzsitemap.test", "too-large"),
-    ("slow.test", "timeout"), ("silent.test", "timeout"), ("reset.test", "network-error"),
-    ("deep.test", "sitemap-depth"), ("crosshost.test", "cross-host-url"),
-    ("manyurls.test", "sitemap-url-limit"), ("xxe.test", "xml-dtd-forbidden")])
-def test_each_hostile_site_gets_its_diagnostic(hostile: dict[str, Any], host: str,
-                                               code: str) -> None:
+@pytest.mark.parametrize(
+    ("host", "code"),
+    [
+        ("gzipbomb.test", "too-large"),
+        ("brbomb.test", "too-large"),
+        ("stacked.test", "too-large"),
+        ("endless.test", "too-large"),
+        ("liar.test", "too-large"),
+        ("gzsitemap.test", "too-large"),
+        ("slow.test", "timeout"),
+        ("silent.test", "timeout"),
+        ("reset.test", "network-error"),
+        ("deep.test", "sitemap-depth"),
+        ("crosshost.test", "cross-host-url"),
+        ("manyurls.test", "sitemap-url-limit"),
+        ("xxe.test", "xml-dtd-forbidden"),
+    ],
+)
+def test_each_hostile_site_gets_its_diagnostic(
+    hostile: dict[str, Any], host: str, code: str
+) -> None:
     assert code in _errors(hostile, host), hostile["sites"][host]
 
 
@@ -165,8 +219,11 @@ def test_sitemap_recursion_stops_at_depth_three(hostile: dict[str, Any]) -> None
 
 
 def test_retry_after_is_honoured(hostile: dict[str, Any]) -> None:
-    times = [float(h["_at"]) for host, path, h in hostile["web"].log
-             if host == "retry.test" and path == "/"]
+    times = [
+        float(h["_at"])
+        for host, path, h in hostile["web"].log
+        if host == "retry.test" and path == "/"
+    ]
     assert len(times) == 2 and times[1] - times[0] >= 1.9
     assert "retried" in hostile["names"]["retry.test"]
 
@@ -174,10 +231,14 @@ def test_retry_after_is_honoured(hostile: dict[str, Any]) -> None:
 def test_dns_answer_that_changes_never_reaches_the_new_address(tmp_path: Path) -> None:
     site = Site({MANIFEST: json_reply(agent_actions("rebound"))})
     with LoopbackWeb({"rebind.test": site}) as web, Canary("127.0.0.2", web.port) as canary:
-        cmd = [sys.executable, "-m", "tests.hostile.rebind_crawl", str(tmp_path),
-               web.url("rebind.test")]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                              cwd=ROOT)
+        cmd = [
+            sys.executable,
+            "-m",
+            "tests.hostile.rebind_crawl",
+            str(tmp_path),
+            web.url("rebind.test"),
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
         served = web.requests("rebind.test")
     assert proc.stdout.strip(), proc.stderr
     row = json.loads(proc.stdout)["per_site"][0]

@@ -18,8 +18,12 @@ GOOD, BAD = "good.tls.test", "selfsigned.tls.test"
 
 
 def _site(name: str) -> Site:
-    return Site({"/robots.txt": Reply(404),
-                 "/.well-known/agent-actions.json": json_reply(agent_actions(name))})
+    return Site(
+        {
+            "/robots.txt": Reply(404),
+            "/.well-known/agent-actions.json": json_reply(agent_actions(name)),
+        }
+    )
 
 
 def test_a_certificate_that_does_not_verify_is_refused_and_the_last_good_version_kept(
@@ -59,9 +63,13 @@ def test_a_homograph_host_is_stored_as_its_a_label_flagged_and_kept_apart(
     spoof = "xn--pypal-4ve.test"  # the A-label of "p\u0430ypal.test"
     sites = {"paypal.test": _site("real_action"), spoof: _site("spoof_action")}
     with LoopbackWeb(sites) as web:
-        summary = crawl(tmp_path, web, web.url("paypal.test"),
-                        f"http://p\u0430ypal.test:{web.port}/",
-                        resolve=(f"p\u0430ypal.test:{web.port}:127.0.0.1",))
+        summary = crawl(
+            tmp_path,
+            web,
+            web.url("paypal.test"),
+            f"http://p\u0430ypal.test:{web.port}/",
+            resolve=(f"p\u0430ypal.test:{web.port}:127.0.0.1",),
+        )
     assert set(summary["per_site"]) == {"paypal.test", spoof}
     assert "confusable-host" in summary["per_site"][spoof]["errors"]
     assert summary["per_site"]["paypal.test"]["errors"] == []

@@ -28,13 +28,19 @@ WELL_KNOWN = "/.well-known/agent-actions.json"
 
 def _site(web: LoopbackWeb, host: str, name: str, robots: list[Reply]) -> None:
     origin = web.url(host)[:-1]
-    sitemap = (f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/'
-               f'0.9"><url><loc>{origin}/deep/page</loc></url></urlset>').encode()
+    sitemap = (
+        f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/'
+        f'0.9"><url><loc>{origin}/deep/page</loc></url></urlset>'
+    ).encode()
     robots[0].body = bytes(robots[0].body) + f"Sitemap: {origin}/sitemap.xml\n".encode()
-    web.sites[host] = WebSite({
-        "/robots.txt": robots, WELL_KNOWN: json_reply(agent_actions(name)),
-        "/sitemap.xml": Reply(body=sitemap, headers={"Content-Type": "application/xml"}),
-        "/deep/page": html_reply(jsonld_page(origin, f"deep_{name}"))})
+    web.sites[host] = WebSite(
+        {
+            "/robots.txt": robots,
+            WELL_KNOWN: json_reply(agent_actions(name)),
+            "/sitemap.xml": Reply(body=sitemap, headers={"Content-Type": "application/xml"}),
+            "/deep/page": html_reply(jsonld_page(origin, f"deep_{name}")),
+        }
+    )
 
 
 def _a_day_later(data_dir: Path) -> None:
@@ -53,12 +59,14 @@ def _a_day_later(data_dir: Path) -> None:
 def _history(data_dir: Path) -> dict[str, list[tuple[str, list[str], int, int | None]]]:
     engine = create_engine(f"sqlite:///{data_dir / 'actiondex.db'}")
     with Session(engine) as session:
-        rows = session.execute(select(Site.host, SiteHistory).join_from(SiteHistory, Site)
-                               .order_by(SiteHistory.id)).all()
+        rows = session.execute(
+            select(Site.host, SiteHistory).join_from(SiteHistory, Site).order_by(SiteHistory.id)
+        ).all()
         found: dict[str, list[tuple[str, list[str], int, int | None]]] = {}
         for host, entry in rows:
-            found.setdefault(host, []).append((entry.reason, entry.removed, entry.actions,
-                                               entry.run_id))
+            found.setdefault(host, []).append(
+                (entry.reason, entry.removed, entry.actions, entry.run_id)
+            )
     engine.dispose()
     return found
 
@@ -70,17 +78,23 @@ def _found(data_dir: Path, query: str) -> set[str]:
 
 
 def test_disallow_withdraws_503_keeps_and_a_crawl_brings_a_removed_site_back(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     web = LoopbackWeb({})
-    _site(web, "closing.test", "ship_parcel",
-          [Reply(body=ALLOW), Reply(body=b"User-agent: *\nDisallow: /\n")])
+    _site(
+        web,
+        "closing.test",
+        "ship_parcel",
+        [Reply(body=ALLOW), Reply(body=b"User-agent: *\nDisallow: /\n")],
+    )
     _site(web, "flaky.test", "rent_bike", [Reply(body=ALLOW), Reply(503, ALLOW)])
     with web:
         targets = (web.url("closing.test"), web.url("flaky.test"))
         first: dict[str, Any] = crawl(tmp_path, web, *targets)
         assert action_names(tmp_path) == {
             "closing.test": {"ship_parcel", "deep_ship_parcel"},
-            "flaky.test": {"rent_bike", "deep_rent_bike"}}, first["stderr"][-2000:]
+            "flaky.test": {"rent_bike", "deep_rent_bike"},
+        }, first["stderr"][-2000:]
         assert _found(tmp_path, "ship parcel") == {"closing.test"}
         _a_day_later(tmp_path)
         asked_before = len(web.requests("closing.test"))
@@ -96,7 +110,10 @@ def test_disallow_withdraws_503_keeps_and_a_crawl_brings_a_removed_site_back(
     assert third["per_site"]["flaky.test"]["changed"], third["stderr"][-2000:]
     assert action_names(tmp_path)["flaky.test"] == {"rent_bike", "deep_rent_bike"}
     assert [e[:2] for e in _history(tmp_path)["flaky.test"]] == [
-        ("crawl", []), ("removed", ["deep_rent_bike", "rent_bike"]), ("crawl", [])]
+        ("crawl", []),
+        ("removed", ["deep_rent_bike", "rent_bike"]),
+        ("crawl", []),
+    ]
     assert _found(tmp_path, "rent bike") == {"flaky.test"}
 
 

@@ -31,16 +31,22 @@ def runs(db_url: str) -> list[CrawlRun]:
     return found
 
 
-def start_slow_crawl(tmp_path: Path, db_url: str, web: DemoWeb, until: str = "starting"
-                     ) -> subprocess.Popen[str]:
+def start_slow_crawl(
+    tmp_path: Path, db_url: str, web: DemoWeb, until: str = "starting"
+) -> subprocess.Popen[str]:
     """A crawl of slow.test in the background, once its run is recorded `running` (and with
     ``until="fetching"``, once slow.test has been asked for something)."""
-    proc = subprocess.Popen(command(*crawl_args(web), f"http://slow.test:{web.port}/"),
-                            env=crawl_env(tmp_path, db_url), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command(*crawl_args(web), f"http://slow.test:{web.port}/"),
+        env=crawl_env(tmp_path, db_url),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not any(r.status == "running" for r in runs(db_url)) or (
-            until == "fetching" and not web.requests("slow.test")):
+        until == "fetching" and not web.requests("slow.test")
+    ):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, f"the crawl never got {until}"
         time.sleep(0.1)
@@ -48,14 +54,17 @@ def start_slow_crawl(tmp_path: Path, db_url: str, web: DemoWeb, until: str = "st
 
 
 def test_a_crawl_killed_with_sigkill_is_swept_to_aborted_by_the_next_crawl(
-        tmp_path: Path, empty_db_url: str) -> None:
+    tmp_path: Path, empty_db_url: str
+) -> None:
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
-    with small_web(tmp_path / "sites", ("slow.test", "quick.test"),
-                   delays={"slow.test": SLOW}) as web:
+    with small_web(
+        tmp_path / "sites", ("slow.test", "quick.test"), delays={"slow.test": SLOW}
+    ) as web:
         proc = start_slow_crawl(tmp_path, empty_db_url, web, "fetching")
         deadline = time.monotonic() + 20
         while (beat := runs(empty_db_url)[0]).heartbeat_at - beat.started_at < timedelta(
-                seconds=1):  # the timer beats while the spider waits on slow.test
+            seconds=1
+        ):  # the timer beats while the spider waits on slow.test
             assert time.monotonic() < deadline, "the heartbeat never moved"
             time.sleep(0.2)
         proc.kill()
@@ -64,8 +73,9 @@ def test_a_crawl_killed_with_sigkill_is_swept_to_aborted_by_the_next_crawl(
         assert killed.status == "running" and killed.finished_at is None  # left behind
         assert killed.owner is not None and killed.owner.endswith(f":{proc.pid}")
 
-        after = actiondex(tmp_path, empty_db_url, *crawl_args(
-            web, f"http://quick.test:{web.port}/"))
+        after = actiondex(
+            tmp_path, empty_db_url, *crawl_args(web, f"http://quick.test:{web.port}/")
+        )
     assert after.returncode == 0, after.stdout + after.stderr
     swept, new = runs(empty_db_url)
     assert (swept.id, swept.status) == (killed.id, "aborted")
@@ -74,8 +84,7 @@ def test_a_crawl_killed_with_sigkill_is_swept_to_aborted_by_the_next_crawl(
 
 
 @pytest.mark.parametrize("when", ["starting", "fetching"])  # Scrapy's handler, or ours
-def test_a_crawl_sent_sigterm_ends_aborted(tmp_path: Path, empty_db_url: str, when: str
-                                           ) -> None:
+def test_a_crawl_sent_sigterm_ends_aborted(tmp_path: Path, empty_db_url: str, when: str) -> None:
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
     with small_web(tmp_path / "sites", ("slow.test",), delays={"slow.test": SLOW}) as web:
         proc = start_slow_crawl(tmp_path, empty_db_url, web, when)
@@ -91,6 +100,7 @@ def test_a_crawl_sent_sigterm_ends_aborted(tmp_path: Path, empty_db_url: str, wh
     # The summary was recorded; once fetching, slow.test is in it as crawl-incomplete (a
     # signal before the spider ran stops the crawl before any site is in it).
     assert run.stats["sites"] == (1 if when == "fetching" else run.stats["sites"])
-    assert run.stats["site_errors"] == ({"slow.test": ["crawl-incomplete"]}
-                                        if run.stats["sites"] else {})
+    assert run.stats["site_errors"] == (
+        {"slow.test": ["crawl-incomplete"]} if run.stats["sites"] else {}
+    )
     print(f"SIGTERM ({when}) to an aborted run: {took:.1f} s")

@@ -34,9 +34,15 @@ def web(tmp_path: Path) -> Iterator[DemoWeb]:
 def schedule(db_url: str) -> dict[str, dict[str, Any]]:
     engine = store_engine(db_url)
     with Session(engine) as session:
-        rows = {s.host: {"next": s.next_crawl_at, "interval": s.crawl_interval,
-                         "failures": s.crawl_failures, "last": s.last_crawled_at}
-                for s in session.scalars(select(Site))}
+        rows = {
+            s.host: {
+                "next": s.next_crawl_at,
+                "interval": s.crawl_interval,
+                "failures": s.crawl_failures,
+                "last": s.last_crawled_at,
+            }
+            for s in session.scalars(select(Site))
+        }
     engine.dispose()
     return rows
 
@@ -48,13 +54,23 @@ def set_next(db_url: str, host: str, when: datetime) -> None:
     engine.dispose()
 
 
-def test_a_crawl_schedules_each_site_by_its_outcome(web: DemoWeb, tmp_path: Path,
-                                                    empty_db_url: str) -> None:
+def test_a_crawl_schedules_each_site_by_its_outcome(
+    web: DemoWeb, tmp_path: Path, empty_db_url: str
+) -> None:
     port = free_port()
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
     before = utcnow()
-    proc = actiondex(tmp_path, empty_db_url, *crawl_args(web, f"http://good.test:{web.port}/",
-                     f"http://dead.test:{port}/", "--resolve", f"dead.test:{port}:127.0.0.1"))
+    proc = actiondex(
+        tmp_path,
+        empty_db_url,
+        *crawl_args(
+            web,
+            f"http://good.test:{web.port}/",
+            f"http://dead.test:{port}/",
+            "--resolve",
+            f"dead.test:{port}:127.0.0.1",
+        ),
+    )
     after = utcnow()
     assert json.loads(proc.stdout).get("sites") == 2, proc.stdout + proc.stderr
     rows = schedule(empty_db_url)
@@ -72,11 +88,15 @@ def crawled(proc: subprocess.CompletedProcess[str]) -> list[str]:
     return sorted(row["host"] for row in data.get("per_site", []))
 
 
-def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(web: DemoWeb, tmp_path: Path,
-                                                                empty_db_url: str) -> None:
+def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(
+    web: DemoWeb, tmp_path: Path, empty_db_url: str
+) -> None:
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
-    first = actiondex(tmp_path, empty_db_url, *crawl_args(web, *(
-        f"http://{host}:{web.port}/" for host in ("good.test", "other.test"))))
+    first = actiondex(
+        tmp_path,
+        empty_db_url,
+        *crawl_args(web, *(f"http://{host}:{web.port}/" for host in ("good.test", "other.test"))),
+    )
     assert crawled(first) == ["good.test", "other.test"], first.stderr
     set_next(empty_db_url, "good.test", utcnow() - timedelta(minutes=5))
     asked = len(web.requests())
@@ -93,19 +113,22 @@ def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(web: DemoWeb, tmp
 
     # With TARGETs: only those of them that are due (good.test is not due any more).
     set_next(empty_db_url, "other.test", utcnow() - timedelta(minutes=1))
-    named = actiondex(tmp_path, empty_db_url, *crawl_args(
-        web, "--due", f"http://good.test:{web.port}/", "other.test"))
+    named = actiondex(
+        tmp_path,
+        empty_db_url,
+        *crawl_args(web, "--due", f"http://good.test:{web.port}/", "other.test"),
+    )
     assert crawled(named) == ["other.test"], named.stdout + named.stderr
 
 
-def test_crawl_due_with_nothing_due_exits_0_with_one_line(tmp_path: Path,
-                                                          empty_db_url: str) -> None:
+def test_crawl_due_with_nothing_due_exits_0_with_one_line(
+    tmp_path: Path, empty_db_url: str
+) -> None:
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
     plain = actiondex(tmp_path, empty_db_url, "crawl", "--due", timeout=60)
     assert plain.returncode == 0 and plain.stdout == ""
     assert plain.stderr.strip().splitlines() == ["nothing is due for a crawl"]
-    as_json = actiondex(tmp_path, empty_db_url, "crawl", "--due", "--json", "x.example",
-                        timeout=60)
+    as_json = actiondex(tmp_path, empty_db_url, "crawl", "--due", "--json", "x.example", timeout=60)
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
     assert (data["sites"], data["due"], data["per_site"]) == (0, 0, [])

@@ -29,8 +29,9 @@ def web(tmp_path: Path) -> Iterator[DemoWeb]:
         yield served
 
 
-def test_crawl_due_takes_submissions_first_and_settles_them(web: DemoWeb, tmp_path: Path,
-                                                            empty_db_url: str) -> None:
+def test_crawl_due_takes_submissions_first_and_settles_them(
+    web: DemoWeb, tmp_path: Path, empty_db_url: str
+) -> None:
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
     known, new = (f"http://{host}:{web.port}/" for host in ("known.test", "new.test"))
     first = actiondex(tmp_path, empty_db_url, *crawl_args(web, known))
@@ -64,26 +65,34 @@ def test_the_selection_puts_submissions_before_due_sites(session: Session) -> No
     assert crawl_selection(session, 10) == ["http://new.example:8080/", "https://due.example/"]
     assert crawl_selection(session, 1) == ["http://new.example:8080/"]
     assert crawl_selection(session, 10, ["due.example", "fresh.example"]) == [
-        "https://due.example/"]
+        "https://due.example/"
+    ]
 
 
-def test_a_dead_run_gives_its_submissions_back_to_the_queue(web: DemoWeb, tmp_path: Path,
-                                                            empty_db_url: str) -> None:
+def test_a_dead_run_gives_its_submissions_back_to_the_queue(
+    web: DemoWeb, tmp_path: Path, empty_db_url: str
+) -> None:
     """A crawl killed mid-run leaves its submissions `crawling`; the next crawl's sweep marks
     the run aborted and puts them back in the queue, where `crawl --due` finds them."""
     assert actiondex(tmp_path, empty_db_url, "migrate").returncode == 0
     engine = store_engine(empty_db_url)
     long_ago = utcnow() - timedelta(hours=2)
     with Session(engine) as session, session.begin():
-        dead = CrawlRun(kind="crawl", status="running", started_at=long_ago, targets=[],
-                        stats={}, heartbeat_at=long_ago, owner="elsewhere:1")
+        dead = CrawlRun(
+            kind="crawl",
+            status="running",
+            started_at=long_ago,
+            targets=[],
+            stats={},
+            heartbeat_at=long_ago,
+            owner="elsewhere:1",
+        )
         session.add(dead)
         session.flush()
         dead_id = dead.id
         submit(session, f"http://new.test:{web.port}/", long_ago)
         mark_crawling(session, ["new.test"], dead_id, long_ago)
-    other = actiondex(tmp_path, empty_db_url,
-                      *crawl_args(web, f"http://known.test:{web.port}/"))
+    other = actiondex(tmp_path, empty_db_url, *crawl_args(web, f"http://known.test:{web.port}/"))
     assert other.returncode == 0, other.stderr
     with Session(engine) as session:
         row = session.scalars(select(Submission)).one()

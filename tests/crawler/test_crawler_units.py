@@ -19,9 +19,12 @@ from registry.model.urls import a_label, mixed_script_label, site_of
 
 
 def test_robots_collects_discovery_lines_and_crawl_delay() -> None:
-    robots = parse_robots(b"User-agent: *\nCrawl-delay: 4\nDisallow: /private\n"
-                          b"Sitemap: https://a.test/s.xml\nAgentmap: /ard.json # ARD\n"
-                          b"schemaMap: https://a.test/schemamap.xml\n", "actiondex")
+    robots = parse_robots(
+        b"User-agent: *\nCrawl-delay: 4\nDisallow: /private\n"
+        b"Sitemap: https://a.test/s.xml\nAgentmap: /ard.json # ARD\n"
+        b"schemaMap: https://a.test/schemamap.xml\n",
+        "actiondex",
+    )
     assert robots.sitemaps == ["https://a.test/s.xml"]
     assert robots.agentmaps == ["/ard.json"] and robots.schemamaps[0].endswith("schemamap.xml")
     assert robots.crawl_delay == 4
@@ -31,8 +34,12 @@ def test_robots_collects_discovery_lines_and_crawl_delay() -> None:
 
 def test_stored_documents_robots_now_disallows_are_noted_once() -> None:
     origin = "https://a.test"
-    stored = [f"{origin}/private/page", f"{origin}/open", "https://specs.test/private/api",
-              f"{origin}/private/again"]
+    stored = [
+        f"{origin}/private/page",
+        f"{origin}/open",
+        "https://specs.test/private/api",
+        f"{origin}/private/again",
+    ]
 
     def noted(robots: Robots) -> list[str]:
         site = SiteState(SiteCrawl(host="a.test", origin=origin), pages_left=5, robots=robots)
@@ -61,13 +68,16 @@ def test_robots_pattern_matching_is_not_exponential() -> None:
 
 
 def test_sitemap_forms() -> None:
-    xml = (b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-           b"<url><loc> https://a.test/1 </loc></url><url><loc>https://a.test/2</loc></url>"
-           b"</urlset>")
+    xml = (
+        b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc> https://a.test/1 </loc></url><url><loc>https://a.test/2</loc></url>"
+        b"</urlset>"
+    )
     assert parse_sitemap(xml).locs == ["https://a.test/1", "https://a.test/2"]
     assert parse_sitemap(gzip.compress(xml)).locs == ["https://a.test/1", "https://a.test/2"]
-    index = parse_sitemap(b"<sitemapindex><sitemap><loc>https://a.test/s</loc></sitemap>"
-                          b"</sitemapindex>")
+    index = parse_sitemap(
+        b"<sitemapindex><sitemap><loc>https://a.test/s</loc></sitemap></sitemapindex>"
+    )
     assert index.is_index and index.locs == ["https://a.test/s"]
     assert parse_sitemap(b"https://a.test/x\nnot a url\n").locs == ["https://a.test/x"]
 
@@ -76,8 +86,9 @@ def test_sitemap_limits() -> None:
     many = parse_sitemap(b"".join(b"https://a.test/%d\n" % i for i in range(MAX_URLS + 1)))
     assert len(many.locs) == MAX_URLS and many.dropped == 1
     with pytest.raises(SitemapError) as dtd:
-        parse_sitemap(b'<!DOCTYPE x [<!ENTITY a "aaaa">]><urlset><url><loc>&a;</loc></url>'
-                      b"</urlset>")
+        parse_sitemap(
+            b'<!DOCTYPE x [<!ENTITY a "aaaa">]><urlset><url><loc>&a;</loc></url></urlset>'
+        )
     assert dtd.value.code == "xml-dtd-forbidden"
     with pytest.raises(SitemapError) as bomb:
         parse_sitemap(gzip.compress(b"\0" * (51 * 1024 * 1024), 1))
@@ -85,19 +96,29 @@ def test_sitemap_limits() -> None:
 
 
 def test_links_from_headers_and_tags() -> None:
-    headers = [b'</cat>; rel="api-catalog", </style.css>; rel=stylesheet',
-               b"<https://b.test/spec.json>; rel=service-desc; type=application/json"]
-    assert header_links(headers, "https://a.test/x") == ["https://a.test/cat",
-                                                         "https://b.test/spec.json"]
-    page = (b'<html><head><link rel="describedby" type="application/ld+json" href="/d.json">'
-            b'<link rel="icon" href="/i.png"><link rel="AI-Catalog" href="c.json"></head></html>')
-    assert html_links(page, "https://a.test/p/") == ["https://a.test/d.json",
-                                                      "https://a.test/p/c.json"]
+    headers = [
+        b'</cat>; rel="api-catalog", </style.css>; rel=stylesheet',
+        b"<https://b.test/spec.json>; rel=service-desc; type=application/json",
+    ]
+    assert header_links(headers, "https://a.test/x") == [
+        "https://a.test/cat",
+        "https://b.test/spec.json",
+    ]
+    page = (
+        b'<html><head><link rel="describedby" type="application/ld+json" href="/d.json">'
+        b'<link rel="icon" href="/i.png"><link rel="AI-Catalog" href="c.json"></head></html>'
+    )
+    assert html_links(page, "https://a.test/p/") == [
+        "https://a.test/d.json",
+        "https://a.test/p/c.json",
+    ]
 
 
 def test_pick_pages_covers_page_types_first() -> None:
-    urls = [f"https://a.test/p/{i}" for i in range(10)] + ["https://a.test/search",
-                                                          "https://a.test/c/1"]
+    urls = [f"https://a.test/p/{i}" for i in range(10)] + [
+        "https://a.test/search",
+        "https://a.test/c/1",
+    ]
     picked = pick_pages(urls, 3)
     assert picked == ["https://a.test/p/0", "https://a.test/search", "https://a.test/c/1"]
     assert len(pick_pages(urls, 50)) == 12
@@ -125,14 +146,18 @@ def test_memory_remembers_for_a_day_and_reports_changes() -> None:
 
 
 def test_site_budget_refuses_further_requests_once() -> None:
-    state = SiteState(SiteCrawl(host="a.test", origin="https://a.test"), pages_left=0,
-                      requests_left=1)
+    state = SiteState(
+        SiteCrawl(host="a.test", origin="https://a.test"), pages_left=0, requests_left=1
+    )
     assert state.admit("https://a.test/1")
     assert not state.admit("https://a.test/1")  # seen: deduped, not a budget problem
     assert not state.admit("https://a.test/2") and not state.admit("https://a.test/3")
     assert [f.code for f in state.crawl.failures] == ["site-budget"]
-    state = SiteState(SiteCrawl(host="a.test", origin="https://a.test"), pages_left=0,
-                      deadline=time.monotonic() - 1)
+    state = SiteState(
+        SiteCrawl(host="a.test", origin="https://a.test"),
+        pages_left=0,
+        deadline=time.monotonic() - 1,
+    )
     assert not state.admit("https://a.test/")
 
 
@@ -144,7 +169,9 @@ def test_a_site_that_never_finished_is_reported_not_dropped() -> None:
     summary.add(SiteRow(host="a.test", actions=2))
     _report_unfinished(["a.test", "b.test", "b.test"], summary)
     assert [(r.host, r.errors) for r in summary.per_site] == [
-        ("a.test", []), ("b.test", ["crawl-incomplete"])]
+        ("a.test", []),
+        ("b.test", ["crawl-incomplete"]),
+    ]
     assert summary.sites == 2 and summary.errors == 1
 
 

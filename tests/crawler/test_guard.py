@@ -43,17 +43,53 @@ REFUSED_URLS = [
 ]
 
 NON_PUBLIC = [
-    "127.0.0.1", "127.255.255.254", "::1", "169.254.169.254", "fe80::1", "10.0.0.1",
-    "172.16.0.1", "192.168.0.1", "100.64.0.1", "100.127.255.255", "0.0.0.0", "0.1.2.3",
-    "224.0.0.1", "239.255.255.250", "ff02::1", "240.0.0.1", "255.255.255.255", "::",
-    "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::127.0.0.1", "64:ff9b::7f00:1",
-    "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "2002:7f00:1::", "2002:a00:1::", "fec0::1", "fc00::1",
-    "fd12:3456::1", "192.0.2.1", "198.51.100.7", "203.0.113.9", "198.18.0.1", "192.0.0.8",
-    "2001:db8::1", "not an ip",
+    "127.0.0.1",
+    "127.255.255.254",
+    "::1",
+    "169.254.169.254",
+    "fe80::1",
+    "10.0.0.1",
+    "172.16.0.1",
+    "192.168.0.1",
+    "100.64.0.1",
+    "100.127.255.255",
+    "0.0.0.0",
+    "0.1.2.3",
+    "224.0.0.1",
+    "239.255.255.250",
+    "ff02::1",
+    "240.0.0.1",
+    "255.255.255.255",
+    "::",
+    "::ffff:127.0.0.1",
+    "::ffff:10.0.0.1",
+    "::127.0.0.1",
+    "64:ff9b::7f00:1",
+    "64:ff9b::a9fe:a9fe",
+    "64:ff9b:1::1",
+    "2002:7f00:1::",
+    "2002:a00:1::",
+    "fec0::1",
+    "fc00::1",
+    "fd12:3456::1",
+    "192.0.2.1",
+    "198.51.100.7",
+    "203.0.113.9",
+    "198.18.0.1",
+    "192.0.0.8",
+    "2001:db8::1",
+    "not an ip",
 ]
 
-PUBLIC = ["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700::1111", "::ffff:8.8.8.8",
-          "64:ff9b::808:808", "2002:808:808::1"]
+PUBLIC = [
+    "8.8.8.8",
+    "1.1.1.1",
+    "93.184.216.34",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+]
 
 
 @pytest.mark.parametrize("url", REFUSED_URLS)
@@ -80,28 +116,40 @@ def test_public_addresses(ip: str) -> None:
     assert is_public_address(ip)
 
 
-@pytest.mark.parametrize("url", ["https://example.com/", "http://example.com:8080/x",
-                                 "https://8.8.8.8/", "http://[2606:4700::1111]/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/",
+        "http://example.com:8080/x",
+        "https://8.8.8.8/",
+        "http://[2606:4700::1111]/",
+    ],
+)
 def test_public_urls_pass(url: str) -> None:
     assert AddressPolicy().check_url(url) is None
 
 
 def test_parse_resolve_forms() -> None:
-    assert parse_resolve("Office.Demo.Test:8123:127.0.0.1") == (("office.demo.test", 8123),
-                                                                 "127.0.0.1")
+    assert parse_resolve("Office.Demo.Test:8123:127.0.0.1") == (
+        ("office.demo.test", 8123),
+        "127.0.0.1",
+    )
     assert parse_resolve("a.test:443:[::1]") == (("a.test", 443), "::1")
     assert parse_resolve("a.test:80:::1") == (("a.test", 80), "::1")
 
 
-@pytest.mark.parametrize(("entry", "words"), [
-    ("a.test", "HOST:PORT:ADDR"),
-    ("a.test:80", "HOST:PORT:ADDR"),
-    ("a.test:http:127.0.0.1", "HOST:PORT:ADDR"),
-    ("a.test:0:127.0.0.1", "outside 1-65535"),
-    ("a.test:70000:127.0.0.1", "outside 1-65535"),
-    ("a.test:80:localhost", "not an IP address"),
-    ("a.test:80:[::1", "not an IP address"),
-])
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ("a.test", "HOST:PORT:ADDR"),
+        ("a.test:80", "HOST:PORT:ADDR"),
+        ("a.test:http:127.0.0.1", "HOST:PORT:ADDR"),
+        ("a.test:0:127.0.0.1", "outside 1-65535"),
+        ("a.test:70000:127.0.0.1", "outside 1-65535"),
+        ("a.test:80:localhost", "not an IP address"),
+        ("a.test:80:[::1", "not an IP address"),
+    ],
+)
 def test_parse_resolve_errors(entry: str, words: str) -> None:
     with pytest.raises(ValueError, match=words) as info:
         parse_resolve(entry)
@@ -143,6 +191,7 @@ def test_allow_private_lifts_the_address_guard_but_not_schemes() -> None:
 # The resolver and the middleware, driven without a network: a fake upstream resolver answers,
 # a Clock stands in for the reactor.
 
+
 @implementer(IHostnameResolver)
 class Upstream:
     """Answers every name with the next address list in ``answers`` (None: never answers)."""
@@ -177,8 +226,13 @@ class Receiver:
         self.complete = True
 
 
-def resolve(policy: AddressPolicy, upstream: Upstream, host: str, port: int = 443,
-            clock: Clock | None = None) -> tuple[Receiver, GuardedResolver]:
+def resolve(
+    policy: AddressPolicy,
+    upstream: Upstream,
+    host: str,
+    port: int = 443,
+    clock: Clock | None = None,
+) -> tuple[Receiver, GuardedResolver]:
     reactor = clock or Clock()
     reactor.nameResolver = upstream  # type: ignore[attr-defined]
     resolver = GuardedResolver(reactor, policy, timeout=10)  # type: ignore[arg-type]
@@ -189,17 +243,21 @@ def resolve(policy: AddressPolicy, upstream: Upstream, host: str, port: int = 44
 
 def test_resolver_answers_resolve_entries_without_a_lookup() -> None:
     upstream = Upstream()
-    got, _ = resolve(AddressPolicy.from_args(["shop.test:8123:127.0.0.1"]), upstream,
-                     "shop.test", 8123)
+    got, _ = resolve(
+        AddressPolicy.from_args(["shop.test:8123:127.0.0.1"]), upstream, "shop.test", 8123
+    )
     assert got.addresses == ["127.0.0.1"] and got.complete and upstream.asked == []
 
 
-@pytest.mark.parametrize(("answer", "passed"), [
-    (["93.184.216.34"], ["93.184.216.34"]),
-    (["127.0.0.1"], []),
-    (["93.184.216.34", "10.0.0.1"], []),  # one private answer refuses the name
-    (["169.254.169.254"], []),
-])
+@pytest.mark.parametrize(
+    ("answer", "passed"),
+    [
+        (["93.184.216.34"], ["93.184.216.34"]),
+        (["127.0.0.1"], []),
+        (["93.184.216.34", "10.0.0.1"], []),  # one private answer refuses the name
+        (["169.254.169.254"], []),
+    ],
+)
 def test_resolver_passes_only_public_answers(answer: list[str], passed: list[str]) -> None:
     got, resolver = resolve(AddressPolicy(), Upstream(answer), "site.test")
     assert got.addresses == passed and got.complete
@@ -246,8 +304,11 @@ def test_the_policy_comes_from_settings_and_the_flags_add_to_it() -> None:
     assert policy.allow_private and policy.mapped_address("a.test", 80) == "127.0.0.1"
     policy = policy_from(settings, ["b.test:80:127.0.0.3", "c.test:81:::1"], allow_private=False)
     assert not policy.allow_private
-    assert policy.resolve == {("a.test", 80): "127.0.0.1", ("b.test", 80): "127.0.0.3",
-                              ("c.test", 81): "::1"}
+    assert policy.resolve == {
+        ("a.test", 80): "127.0.0.1",
+        ("b.test", 80): "127.0.0.3",
+        ("c.test", 81): "::1",
+    }
     with pytest.raises(ValueError, match="^ACTIONDEX_RESOLVE 'nonsense': expected HOST:PORT"):
         policy_from(Settings(resolve="nonsense"))
     with pytest.raises(ValueError, match="^--resolve 'x': expected"):

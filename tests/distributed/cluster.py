@@ -26,17 +26,26 @@ def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
     dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
     workers' crawls are fast (loopback)."""
     return actiondex_env(
-        data_dir, url, ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
-        ACTIONDEX_SCHEDULE_INTERVAL="2", ACTIONDEX_STALLED_INTERVAL="2",
-        ACTIONDEX_HEARTBEAT_INTERVAL="1", ACTIONDEX_STALLED_AFTER="10",
-        ACTIONDEX_CRAWL_HEARTBEAT="1", ACTIONDEX_CRAWL_STALE_AFTER="15",
-        ACTIONDEX_JOB_TIMEOUT="120", ACTIONDEX_WORKER_DELAY="0.02")
+        data_dir,
+        url,
+        ACTIONDEX_RESOLVE=",".join(web.resolve_args()),
+        ACTIONDEX_SCHEDULE_INTERVAL="2",
+        ACTIONDEX_STALLED_INTERVAL="2",
+        ACTIONDEX_HEARTBEAT_INTERVAL="1",
+        ACTIONDEX_STALLED_AFTER="10",
+        ACTIONDEX_CRAWL_HEARTBEAT="1",
+        ACTIONDEX_CRAWL_STALE_AFTER="15",
+        ACTIONDEX_JOB_TIMEOUT="120",
+        ACTIONDEX_WORKER_DELAY="0.02",
+    )
 
 
 @contextmanager
 def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("wb") as sink, subprocess.Popen(local(name), env=env, stdout=sink,
-                                                  stderr=subprocess.STDOUT) as proc:
+    with (
+        log.open("wb") as sink,
+        subprocess.Popen(local(name), env=env, stdout=sink, stderr=subprocess.STDOUT) as proc,
+    ):
         try:
             yield proc
         finally:
@@ -64,8 +73,12 @@ def crawling_now(log: Path) -> set[str]:
 
 def crawled(engine: Engine) -> int:
     with transaction(engine) as session:
-        return int(session.scalar(select(func.count()).select_from(Site)
-                                  .where(Site.crawl_state.is_not(None))) or 0)
+        return int(
+            session.scalar(
+                select(func.count()).select_from(Site).where(Site.crawl_state.is_not(None))
+            )
+            or 0
+        )
 
 
 def wait_until(check: Any, seconds: float, what: str, *procs: subprocess.Popen[bytes]) -> Any:
@@ -81,16 +94,23 @@ def wait_until(check: Any, seconds: float, what: str, *procs: subprocess.Popen[b
 
 def running_runs(engine: Engine) -> list[list[str]]:
     with transaction(engine) as session:
-        return list(session.scalars(select(CrawlRun.targets)
-                                    .where(CrawlRun.status == "running")))
+        return list(session.scalars(select(CrawlRun.targets).where(CrawlRun.status == "running")))
 
 
 def finished_runs(engine: Engine) -> list[tuple[str, float, float]]:
     """(host, started, finished) of every finished crawl run, one per target."""
     with transaction(engine) as session:
-        rows = session.execute(select(CrawlRun.targets, CrawlRun.started_at,
-                                      CrawlRun.finished_at).where(CrawlRun.status == "finished"))
-        return [(target.split("//")[1].split(":")[0], started.replace(tzinfo=UTC).timestamp(),
-                 ended.replace(tzinfo=UTC).timestamp())
-                for targets, started, ended in rows for target in targets]
-
+        rows = session.execute(
+            select(CrawlRun.targets, CrawlRun.started_at, CrawlRun.finished_at).where(
+                CrawlRun.status == "finished"
+            )
+        )
+        return [
+            (
+                target.split("//")[1].split(":")[0],
+                started.replace(tzinfo=UTC).timestamp(),
+                ended.replace(tzinfo=UTC).timestamp(),
+            )
+            for targets, started, ended in rows
+            for target in targets
+        ]

@@ -54,8 +54,9 @@ def test_the_topology_of_issue_12() -> None:
     assert command_of(svc["scheduler"])[:2] == ["actiondex", "schedule"]
     for name in ("api", "worker", "scheduler"):
         assert "healthcheck" in svc[name], name
-        assert svc[name]["depends_on"]["migrate"]["condition"] == \
-            "service_completed_successfully", name
+        assert (
+            svc[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        ), name
 
 
 def test_the_long_running_services_restart_and_the_one_shots_do_not() -> None:
@@ -84,6 +85,10 @@ def test_the_worker_and_scheduler_healthchecks_run(pg_database: str) -> None:
         ok = subprocess.run([sys.executable, *test[2:]], env=env, timeout=60)
         assert ok.returncode == 0, name
     env["ACTIONDEX_DATABASE_URL"] = "postgresql://nobody@127.0.0.1:9/none"
-    down = subprocess.run([sys.executable, *services()["worker"]["healthcheck"]["test"][2:]],
-                          env=env, timeout=60, capture_output=True)
+    down = subprocess.run(
+        [sys.executable, *services()["worker"]["healthcheck"]["test"][2:]],
+        env=env,
+        timeout=60,
+        capture_output=True,
+    )
     assert down.returncode != 0

@@ -67,24 +67,43 @@ def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path:
     with transaction(engine) as session:  # sites the registry knows, none crawled yet
         make_known(session, {host: f"http://{host}:{web.port}" for host in web.sites})
     logs = {n: tmp_path / f"{n}.log" for n in ("scheduler", "worker-a", "worker-b")}
-    with started("scheduler", env, logs["scheduler"]) as scheduler, \
-            started("worker", env, logs["worker-a"]) as worker_a, \
-            started("worker", env, logs["worker-b"]) as worker_b:
-        wait_until(lambda: crawled(engine) >= 10, DEADLINE / 2, "10 sites crawled",
-                   scheduler, worker_a, worker_b)
-        wait_until(lambda: crawling_now(logs["worker-a"]), 60, "worker a crawling",
-                   scheduler, worker_a, worker_b)
+    with (
+        started("scheduler", env, logs["scheduler"]) as scheduler,
+        started("worker", env, logs["worker-a"]) as worker_a,
+        started("worker", env, logs["worker-b"]) as worker_b,
+    ):
+        wait_until(
+            lambda: crawled(engine) >= 10,
+            DEADLINE / 2,
+            "10 sites crawled",
+            scheduler,
+            worker_a,
+            worker_b,
+        )
+        wait_until(
+            lambda: crawling_now(logs["worker-a"]),
+            60,
+            "worker a crawling",
+            scheduler,
+            worker_a,
+            worker_b,
+        )
         worker_a.send_signal(signal.SIGKILL)
         worker_a.wait(timeout=10)
         killed = crawling_now(logs["worker-a"])  # its log is complete now
         targets = [f"{host}:{web.port}" for host in killed]
-        wait_until(lambda: not any(children_of_target(t) for t in targets), 10,
-                   "the killed worker's children gone with it")
-        wait_until(lambda: crawled(engine) == SITES, DEADLINE, "every site crawled",
-                   scheduler, worker_b)
+        wait_until(
+            lambda: not any(children_of_target(t) for t in targets),
+            10,
+            "the killed worker's children gone with it",
+        )
+        wait_until(
+            lambda: crawled(engine) == SITES, DEADLINE, "every site crawled", scheduler, worker_b
+        )
         # the killed children's runs are marked aborted (by the scheduler or a crawl's start)
-        wait_until(lambda: not running_runs(engine), 30, "abandoned runs swept",
-                   scheduler, worker_b)
+        wait_until(
+            lambda: not running_runs(engine), 30, "abandoned runs swept", scheduler, worker_b
+        )
         time.sleep(6)  # a few more scheduler ticks: nothing is crawled twice
         for proc in (worker_b, scheduler):
             proc.send_signal(signal.SIGTERM)
@@ -94,8 +113,10 @@ def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path:
     assert_store_consistent(engine, killed)
     said = logs["scheduler"].read_text()
     for host in killed:  # the dead worker's job was found stalled: retried, or ended
-        assert f"({host}) of a dead worker back in the queue" in said or \
-            f"({host}): another is queued" in said, host
+        assert (
+            f"({host}) of a dead worker back in the queue" in said
+            or f"({host}): another is queued" in said
+        ), host
 
 
 def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> None:
@@ -120,15 +141,22 @@ def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> N
 def assert_store_consistent(engine: Engine, killed: set[str]) -> None:
     with transaction(engine) as session:
         assert session.scalar(select(func.count()).select_from(Site)) == SITES
-        per_site = session.execute(select(Site.host, func.count(Document.id))
-                                   .join(Document).group_by(Site.host)).all()
+        per_site = session.execute(
+            select(Site.host, func.count(Document.id)).join(Document).group_by(Site.host)
+        ).all()
         assert len(per_site) == SITES and all(n == 1 for _, n in per_site), per_site
-        actions = session.execute(select(ActionRow.site_id, func.count())
-                                  .group_by(ActionRow.site_id)).all()
+        actions = session.execute(
+            select(ActionRow.site_id, func.count()).group_by(ActionRow.site_id)
+        ).all()
         assert len(actions) == SITES and all(n == 1 for _, n in actions)
-        jobs = dict(session.execute(text(
-            "SELECT status, count(*) FROM procrastinate_jobs WHERE task_name = "
-            "'actiondex.crawl_site' GROUP BY status")).all())
+        jobs = dict(
+            session.execute(
+                text(
+                    "SELECT status, count(*) FROM procrastinate_jobs WHERE task_name = "
+                    "'actiondex.crawl_site' GROUP BY status"
+                )
+            ).all()
+        )
     running = running_runs(engine)
     assert running == [], running  # the killed children's runs were marked aborted
     assert "doing" not in jobs, jobs  # the dead worker's jobs were not left behind

@@ -62,20 +62,27 @@ def test_workers_and_the_scheduler_outlive_a_stopped_database(tmp_path: Path) ->
         assert_one_line_per_state_change((tmp_path / f"{name}.log").read_text(), name)
 
 
-def run_through_outage(pg: OwnPostgres, web: LoopbackWeb, engine: Engine,
-                       env: dict[str, str], tmp_path: Path) -> set[str]:
+def run_through_outage(
+    pg: OwnPostgres, web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path: Path
+) -> set[str]:
     """The cluster; PostgreSQL stopped once some sites are crawled and others are crawling.
     Returns the hosts being crawled when it stopped."""
     with transaction(engine) as session:
         make_known(session, {host: f"http://{host}:{web.port}" for host in web.sites})
     logs = {n: tmp_path / f"{n}.log" for n in NAMES}
-    with started("scheduler", env, logs["scheduler"]) as scheduler, \
-            started("worker", env, logs["worker-a"]) as worker_a, \
-            started("worker", env, logs["worker-b"]) as worker_b:
+    with (
+        started("scheduler", env, logs["scheduler"]) as scheduler,
+        started("worker", env, logs["worker-a"]) as worker_a,
+        started("worker", env, logs["worker-b"]) as worker_b,
+    ):
         procs = (scheduler, worker_a, worker_b)
         wait_until(lambda: crawled(engine) >= 2, DEADLINE, "2 sites crawled", *procs)
-        wait_until(lambda: crawling_now(logs["worker-a"]) | crawling_now(logs["worker-b"]),
-                   60, "a crawl running", *procs)
+        wait_until(
+            lambda: crawling_now(logs["worker-a"]) | crawling_now(logs["worker-b"]),
+            60,
+            "a crawl running",
+            *procs,
+        )
         pg.stop()
         # Finished before the stop: their runs were recorded. Any other crawl begun by the
         # time the database is back was caught by the stop (a job fetched just before it may
@@ -109,11 +116,13 @@ def assert_every_site_once(web: LoopbackWeb, engine: Engine, in_flight: set[str]
     assert set(web.sites) - finished <= in_flight, (set(web.sites) - finished, in_flight)
     with transaction(engine) as session:
         assert session.scalar(select(func.count()).select_from(Site)) == SITES
-        per_site = session.execute(select(Site.host, func.count(Document.id))
-                                   .join(Document).group_by(Site.host)).all()
+        per_site = session.execute(
+            select(Site.host, func.count(Document.id)).join(Document).group_by(Site.host)
+        ).all()
         assert len(per_site) == SITES and all(n == 1 for _, n in per_site), per_site
-        actions = session.execute(select(ActionRow.site_id, func.count())
-                                  .group_by(ActionRow.site_id)).all()
+        actions = session.execute(
+            select(ActionRow.site_id, func.count()).group_by(ActionRow.site_id)
+        ).all()
         assert len(actions) == SITES and all(n == 1 for _, n in actions), actions
 
 

@@ -14,19 +14,28 @@ PAGE = """<!doctype html><html><head><title>{name}</title>
 
 def shop(n: int, crawl_delay: float | None) -> Site:
     name = f"Shop {n}"
-    data = {"@context": "https://schema.org", "@type": "WebSite", "name": name,
-            "url": f"http://shop{n}.test/",
-            "potentialAction": {"@type": "SearchAction", "name": f"Search shop {n}",
-                                "description": f"Find products of shop number {n}.",
-                                "target": f"http://shop{n}.test/search?q={{query}}",
-                                "query-input": "required name=query"}}
+    data = {
+        "@context": "https://schema.org",
+        "@type": "WebSite",
+        "name": name,
+        "url": f"http://shop{n}.test/",
+        "potentialAction": {
+            "@type": "SearchAction",
+            "name": f"Search shop {n}",
+            "description": f"Find products of shop number {n}.",
+            "target": f"http://shop{n}.test/search?q={{query}}",
+            "query-input": "required name=query",
+        },
+    }
     robots = "User-agent: *\nDisallow: /private/\n"
     if crawl_delay:
         robots += f"Crawl-delay: {crawl_delay:g}\n"
-    return Site(paths={
-        "/robots.txt": Reply(body=robots.encode(), headers={"Content-Type": "text/plain"}),
-        "/": html_reply(PAGE.format(name=name, data=json.dumps(data))),
-    })
+    return Site(
+        paths={
+            "/robots.txt": Reply(body=robots.encode(), headers={"Content-Type": "text/plain"}),
+            "/": html_reply(PAGE.format(name=name, data=json.dumps(data))),
+        }
+    )
 
 
 def shops(count: int, delayed: int = 0, delay: float = 1.0) -> dict[str, Site]:
@@ -48,4 +57,3 @@ def request_times(web: LoopbackWeb) -> dict[str, list[float]]:
     for host, _path, headers in list(web.log):
         times.setdefault(host, []).append(float(headers["_at"]))
     return {host: sorted(ts) for host, ts in times.items()}
-

@@ -42,4 +42,5 @@ LONG_REQUEST = (
     "follows the quarterly budget, the office manager wants fewer suppliers, and the interns "
     "simply want something reliable to sketch with during client workshops, presentations, "
     "brainstorming sessions and long afternoons of drafting. Honestly, what would solve "
-    "everything right now is a good supply of fountain pens.")
+    "everything right now is a good supply of fountain pens."
+)

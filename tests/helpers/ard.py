@@ -26,15 +26,18 @@ from tests.helpers.stores import shop_and_news
 
 CATALOGS = FIXTURES / "ard-registry"
 # host -> (the path it serves its catalog at, the fixture)
-SITES = {"weather.example": ("/.well-known/ard.json", "weather.json"),
-         "tools.example": ("/.well-known/ai-catalog.json", "tools.json")}
+SITES = {
+    "weather.example": ("/.well-known/ard.json", "weather.json"),
+    "tools.example": ("/.well-known/ai-catalog.json", "tools.json"),
+}
 
 
 def store_site(session: Session, host: str, documents: dict[str, bytes]) -> None:
     """``documents`` (path -> body) as one crawl of https://``host``, promoted."""
     origin = f"https://{host}"
-    raw = [RawDocument(url=origin + path, body=body, status=200) for path, body in
-           documents.items()]
+    raw = [
+        RawDocument(url=origin + path, body=body, status=200) for path, body in documents.items()
+    ]
     promote_site(session, normalise_site(SiteCrawl(host=host, origin=origin, documents=raw)))
 
 
@@ -62,15 +65,27 @@ SPEC = SHARED / "specs" / "ard"
 # are its two definitions as ard.md section 4.2 states them (all terms open).
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 ENTRY_DEFS = {
-    "EntryFields": {"type": "object", "properties": {
-        "identifier": {"type": "string"}, "displayName": {"type": "string"},
-        "type": {"type": "string"}, "url": {"type": "string"}, "description": {"type": "string"},
-        "tags": _STRINGS, "capabilities": _STRINGS, "representativeQueries": _STRINGS,
-        "version": {"type": "string"}, "metadata": {"type": "object"},
-        "trustManifest": {"type": "object"}}},
-    "ArdEntry": {"allOf": [{"$ref": "#/$defs/EntryFields"}],
-                 "required": ["identifier", "displayName", "type"],
-                 "oneOf": [{"required": ["url"]}, {"required": ["data"]}]},
+    "EntryFields": {
+        "type": "object",
+        "properties": {
+            "identifier": {"type": "string"},
+            "displayName": {"type": "string"},
+            "type": {"type": "string"},
+            "url": {"type": "string"},
+            "description": {"type": "string"},
+            "tags": _STRINGS,
+            "capabilities": _STRINGS,
+            "representativeQueries": _STRINGS,
+            "version": {"type": "string"},
+            "metadata": {"type": "object"},
+            "trustManifest": {"type": "object"},
+        },
+    },
+    "ArdEntry": {
+        "allOf": [{"$ref": "#/$defs/EntryFields"}],
+        "required": ["identifier", "displayName", "type"],
+        "oneOf": [{"required": ["url"]}, {"required": ["data"]}],
+    },
 }
 
 

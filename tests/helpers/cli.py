@@ -9,8 +9,9 @@ from harness.procs import AX, env_for
 
 
 def run(data_dir: Path, *args: str, db_url: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*AX, *args], env=env_for(data_dir, db_url), text=True,
-                          capture_output=True, timeout=120)
+    return subprocess.run(
+        [*AX, *args], env=env_for(data_dir, db_url), text=True, capture_output=True, timeout=120
+    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:

@@ -12,15 +12,22 @@ from actiondex.demo.web import DemoWeb
 from harness.procs import AX, env_for
 
 CRAWL_TIMEOUT = 120
-RECRAWL = {"ACTIONDEX_RECRAWL_MIN": "600", "ACTIONDEX_RECRAWL_INITIAL": "7200",
-           "ACTIONDEX_RECRAWL_MAX": "86400", "ACTIONDEX_RECRAWL_BACKOFF_MAX": "3600",
-           "ACTIONDEX_CRAWL_HEARTBEAT": "0.5"}  # a heartbeat a test sees move
-ACTIONS = ('{"schema": "agent-actions/0.1", "actions": [{"name": "search", "method": "GET", '
-           '"path": "/s{?q}", "effect": "read", "title": "Search"}]}')
+RECRAWL = {
+    "ACTIONDEX_RECRAWL_MIN": "600",
+    "ACTIONDEX_RECRAWL_INITIAL": "7200",
+    "ACTIONDEX_RECRAWL_MAX": "86400",
+    "ACTIONDEX_RECRAWL_BACKOFF_MAX": "3600",
+    "ACTIONDEX_CRAWL_HEARTBEAT": "0.5",
+}  # a heartbeat a test sees move
+ACTIONS = (
+    '{"schema": "agent-actions/0.1", "actions": [{"name": "search", "method": "GET", '
+    '"path": "/s{?q}", "effect": "read", "title": "Search"}]}'
+)
 
 
-def small_web(root: Path, hosts: tuple[str, ...], delays: dict[str, float] | None = None
-              ) -> DemoWeb:
+def small_web(
+    root: Path, hosts: tuple[str, ...], delays: dict[str, float] | None = None
+) -> DemoWeb:
     """A DemoWeb (not started) whose ``hosts`` publish one action each."""
     for host in hosts:
         (root / host / ".well-known").mkdir(parents=True)
@@ -36,10 +43,16 @@ def command(*args: str) -> list[str]:
     return [*AX, *args]
 
 
-def actiondex(data_dir: Path, db_url: str, *args: str, timeout: float = CRAWL_TIMEOUT
-              ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command(*args), env=crawl_env(data_dir, db_url), text=True,
-                          capture_output=True, timeout=timeout)
+def actiondex(
+    data_dir: Path, db_url: str, *args: str, timeout: float = CRAWL_TIMEOUT
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command(*args),
+        env=crawl_env(data_dir, db_url),
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
 
 
 def crawl_args(web: DemoWeb, *extra: str) -> list[str]:

@@ -26,5 +26,6 @@ def ingest_shops(data_dir: Path, db_url: str = "") -> None:
 
 def stdio_server(data_dir: Path, db_url: str = "") -> StdioServerParameters:
     """How the SDK's stdio client starts `actiondex mcp`."""
-    return StdioServerParameters(command=sys.executable, args=["-m", "actiondex", "mcp"],
-                                 env=env_for(data_dir, db_url))
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "actiondex", "mcp"], env=env_for(data_dir, db_url)
+    )

@@ -21,9 +21,12 @@ async def check_tool_list(client: Client) -> None:
     assert set(tools) == TOOLS
     for tool in tools.values():
         assert tool.annotations is not None
-        assert (tool.annotations.read_only_hint, tool.annotations.destructive_hint,
-                tool.annotations.idempotent_hint, tool.annotations.open_world_hint) == (
-            True, False, True, False), tool.name
+        assert (
+            tool.annotations.read_only_hint,
+            tool.annotations.destructive_hint,
+            tool.annotations.idempotent_hint,
+            tool.annotations.open_world_hint,
+        ) == (True, False, True, False), tool.name
         assert tool.input_schema["type"] == "object" and tool.input_schema["properties"]
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
         for effect in EFFECTS:
@@ -32,23 +35,48 @@ async def check_tool_list(client: Client) -> None:
     find = tools["find_action"].input_schema
     assert find["required"] == ["query"]
     # GET /find's bounds, from the same FindQuery
-    assert (find["properties"]["query"]["minLength"], find["properties"]["query"]["maxLength"]) \
-        == (1, MAX_QUERY_CHARS)
-    assert (find["properties"]["limit"]["minimum"], find["properties"]["limit"]["maximum"],
-            find["properties"]["limit"]["default"]) == (1, 50, 10)
+    assert (find["properties"]["query"]["minLength"], find["properties"]["query"]["maxLength"]) == (
+        1,
+        MAX_QUERY_CHARS,
+    )
+    assert (
+        find["properties"]["limit"]["minimum"],
+        find["properties"]["limit"]["maximum"],
+        find["properties"]["limit"]["default"],
+    ) == (1, 50, 10)
     assert find["properties"]["effect"]["items"]["enum"] == list(EFFECTS)
     assert find["properties"]["effect"]["maxItems"] == 20
-    assert {"site", "type", "format", "method", "auth", "origin", "offset", "per_site",
-            "explain", "group"} <= find["properties"].keys()
+    assert {
+        "site",
+        "type",
+        "format",
+        "method",
+        "auth",
+        "origin",
+        "offset",
+        "per_site",
+        "explain",
+        "group",
+    } <= find["properties"].keys()
     assert tools["get_action"].input_schema["required"] == ["id"]
     assert tools["get_site"].input_schema["required"] == ["host"]
     assert tools["prepare_call"].input_schema["required"] == ["action_id"]
-    assert "ask your person" in tools["prepare_call"].output_schema["properties"]["needs_approval"][
-        "description"]
+    assert (
+        "ask your person"
+        in tools["prepare_call"].output_schema["properties"]["needs_approval"]["description"]
+    )
     assert "Nothing is sent" in (tools["prepare_call"].description or "")
     result = tools["find_action"].output_schema["$defs"]["FindResult"]
-    assert {"endpoint", "method", "input_schema", "effect", "auth", "scope", "cost",
-            "needs_approval"} <= set(result["required"])
+    assert {
+        "endpoint",
+        "method",
+        "input_schema",
+        "effect",
+        "auth",
+        "scope",
+        "cost",
+        "needs_approval",
+    } <= set(result["required"])
 
 
 async def found(client: Client, **arguments: Any) -> list[dict[str, Any]]:
@@ -65,21 +93,31 @@ async def check_find(client: Client) -> None:
     assert [(r["site"], r["name"], r["kind"]) for r in results] == [
         ("paperworks.example", "buy_paper", "flow"),
         ("inkwell.example", "search_catalog", "action"),
-        ("inkwell.example", "order_stationery", "flow")]
+        ("inkwell.example", "order_stationery", "flow"),
+    ]
     flow, search = results[0], results[1]
     assert flow["needs_approval"] is True and [s["action"] for s in flow["steps"]] == [
-        "find_paper", "checkout"]
-    assert (search["method"], search["endpoint"], search["effect"], search["needs_approval"]) \
-        == ("GET", "https://inkwell.example/api/search", "read", False)
+        "find_paper",
+        "checkout",
+    ]
+    assert (search["method"], search["endpoint"], search["effect"], search["needs_approval"]) == (
+        "GET",
+        "https://inkwell.example/api/search",
+        "read",
+        False,
+    )
     assert search["input_schema"]["required"] == ["q"]
     paying = await found(client, query="pay for the basket", limit=1, site=["paperworks.example"])
-    assert [(r["name"], r["auth"], r["scope"], r["cost"], r["needs_approval"]) for r in paying] \
-        == [("checkout", "oauth2", "orders:write", {"amount": 3.95, "currency": "EUR"}, True)]
+    assert [(r["name"], r["auth"], r["scope"], r["cost"], r["needs_approval"]) for r in paying] == [
+        ("checkout", "oauth2", "orders:write", {"amount": 3.95, "currency": "EUR"}, True)
+    ]
     explained = await found(client, query="printer paper", limit=1, explain=True)
     assert {part["field"] for part in explained[0]["explain"]} >= {"all"}
     reads = await found(client, query="buy paper", effect="read")  # one value: a list of one
-    assert [(r["name"], r["effect"]) for r in reads] == [("find_paper", "read"),
-                                                          ("search_catalog", "read")]
+    assert [(r["name"], r["effect"]) for r in reads] == [
+        ("find_paper", "read"),
+        ("search_catalog", "read"),
+    ]
 
 
 async def check_long_and_by_site(client: Client) -> None:
@@ -92,8 +130,7 @@ async def check_long_and_by_site(client: Client) -> None:
     assert "shortened" not in short and "sites" not in short
     by_site = await called(client, "find_action", query="order paper", group="site")
     assert by_site["results"] == []
-    assert sorted(s["site"] for s in by_site["sites"]) == ["inkwell.example",
-                                                           "paperworks.example"]
+    assert sorted(s["site"] for s in by_site["sites"]) == ["inkwell.example", "paperworks.example"]
     for site in by_site["sites"]:
         assert all(a["site"] == site["site"] and "needs_approval" in a for a in site["actions"])
 
@@ -107,14 +144,17 @@ async def tool_error(client: Client, tool: str, arguments: dict[str, Any]) -> st
 async def check_find_errors(client: Client) -> None:
     """Bad input: a tool error in GET /find's words, naming the argument."""
     assert (await tool_error(client, "find_action", {"query": "paper", "limit": 51})).endswith(
-        "limit: Input should be less than or equal to 50")
+        "limit: Input should be less than or equal to 50"
+    )
     assert (await tool_error(client, "find_action", {"query": "   "})).endswith(
-        "query: must not be empty")
-    assert (await tool_error(client, "find_action", {"query": "paper", "effect": ["pay"]})
-            ).endswith("effect: Input should be 'read', 'write', 'send', 'spend' or 'delete'")
-    assert (await tool_error(client, "find_action", {"query": "paper", "site": ["a b"]})
-            ).endswith("site: must be a host or domain such as shop.example (with :port if "
-                       "not default)")
+        "query: must not be empty"
+    )
+    assert (
+        await tool_error(client, "find_action", {"query": "paper", "effect": ["pay"]})
+    ).endswith("effect: Input should be 'read', 'write', 'send', 'spend' or 'delete'")
+    assert (await tool_error(client, "find_action", {"query": "paper", "site": ["a b"]})).endswith(
+        "site: must be a host or domain such as shop.example (with :port if not default)"
+    )
     assert "query" in await tool_error(client, "find_action", {})  # required
 
 
@@ -135,31 +175,65 @@ async def check_lookups(client: Client) -> None:
     assert [(d["format"], d["status"]) for d in site["documents"]] == [("agent-actions", 200)]
 
     checkout = await called(client, "get_action", id=ids["checkout"])
-    assert (checkout["kind"], checkout["effect"], checkout["needs_approval"], checkout["method"],
-            checkout["endpoint"], checkout["same_origin"]) == (
-        "action", "spend", True, "POST", "https://paperworks.example/api/checkout", True)
-    assert checkout["document"]["url"] == "https://paperworks.example/.well-known/agent-actions.json"
+    assert (
+        checkout["kind"],
+        checkout["effect"],
+        checkout["needs_approval"],
+        checkout["method"],
+        checkout["endpoint"],
+        checkout["same_origin"],
+    ) == ("action", "spend", True, "POST", "https://paperworks.example/api/checkout", True)
+    assert (
+        checkout["document"]["url"] == "https://paperworks.example/.well-known/agent-actions.json"
+    )
     flow = await called(client, "get_action", id=ids["buy_paper"])
     assert [(s["action"], s["resolved"]["id"]) for s in flow["steps"]] == [
-        ("find_paper", ids["find_paper"]), ("checkout", ids["checkout"])]
+        ("find_paper", ids["find_paper"]),
+        ("checkout", ids["checkout"]),
+    ]
     assert flow["steps"][0]["bindings"] == {"q": "$input.query"}
 
-    search = await called(client, "prepare_call", action_id=ids["find_paper"],
-                          input={"q": "A4 80g"})
-    assert search == {"method": "GET", "url": "https://paperworks.example/api/paper?q=A4+80g",
-                      "headers": {}, "body": None, "needs_approval": False, "effect": "read",
-                      "cost": None, "scope": None, "auth": "none"}
+    search = await called(
+        client, "prepare_call", action_id=ids["find_paper"], input={"q": "A4 80g"}
+    )
+    assert search == {
+        "method": "GET",
+        "url": "https://paperworks.example/api/paper?q=A4+80g",
+        "headers": {},
+        "body": None,
+        "needs_approval": False,
+        "effect": "read",
+        "cost": None,
+        "scope": None,
+        "auth": "none",
+    }
     pay = await called(client, "prepare_call", action_id=ids["checkout"])
-    assert (pay["method"], pay["url"], pay["needs_approval"], pay["cost"], pay["scope"],
-            pay["auth"]) == ("POST", "https://paperworks.example/api/checkout", True,
-                             {"amount": 3.95, "currency": "EUR"}, "orders:write", "oauth2")
+    assert (
+        pay["method"],
+        pay["url"],
+        pay["needs_approval"],
+        pay["cost"],
+        pay["scope"],
+        pay["auth"],
+    ) == (
+        "POST",
+        "https://paperworks.example/api/checkout",
+        True,
+        {"amount": 3.95, "currency": "EUR"},
+        "orders:write",
+        "oauth2",
+    )
 
-    assert (await tool_error(client, "prepare_call", {
-        "action_id": ids["find_paper"], "input": {"q": 5}})).endswith(
-        "invalid-input: $.q: 5 is not of type 'string'")
+    assert (
+        await tool_error(
+            client, "prepare_call", {"action_id": ids["find_paper"], "input": {"q": 5}}
+        )
+    ).endswith("invalid-input: $.q: 5 is not of type 'string'")
     assert "is a flow" in await tool_error(client, "prepare_call", {"action_id": ids["buy_paper"]})
     assert "no action or flow has the id '0123456789abcdef01234567'" in await tool_error(
-        client, "get_action", {"id": "0123456789abcdef01234567"})
+        client, "get_action", {"id": "0123456789abcdef01234567"}
+    )
     assert "knows no site 'nowhere.example'" in await tool_error(
-        client, "get_site", {"host": "nowhere.example"})
+        client, "get_site", {"host": "nowhere.example"}
+    )
     assert "at most 24 characters" in await tool_error(client, "get_action", {"id": "x" * 25})

@@ -33,9 +33,10 @@ START_TIMEOUT = 60
 def binaries() -> Path | None:
     """The folder holding initdb and pg_ctl: the machine's newest, else pgserver's."""
     search = Path(os.environ.get("ACTIONDEX_PG_SEARCH", "/usr/lib/postgresql"))
-    installed = sorted(search.glob("*/bin/pg_ctl"),
-                       key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit()
-                       else 0)
+    installed = sorted(
+        search.glob("*/bin/pg_ctl"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
     if installed:
         return installed[-1].parent
     try:
@@ -52,8 +53,11 @@ def _as_owner(command: list[str]) -> list[str]:
     try:
         pwd.getpwnam(SYSTEM_USER)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", SYSTEM_USER], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", SYSTEM_USER],
+            check=True,
+            capture_output=True,
+        )
     return ["runuser", "-u", SYSTEM_USER, "--", *command]
 
 
@@ -70,19 +74,53 @@ def private_cluster(bin_dir: Path) -> Iterator[str]:
                 break
             os.chmod(parent, os.stat(parent).st_mode | 0o011)
     try:
-        subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres",
-                                  "--auth=trust", "--no-sync", "-E", "UTF8"]),
-                       check=True, capture_output=True, timeout=START_TIMEOUT)
+        subprocess.run(
+            _as_owner(
+                [
+                    str(bin_dir / "initdb"),
+                    "-D",
+                    str(data),
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "--no-sync",
+                    "-E",
+                    "UTF8",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=START_TIMEOUT,
+        )
         options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-l",
-                                  str(root / "log"), "-o", options, "-w", "-t",
-                                  str(START_TIMEOUT), "start"]),
-                       check=True, capture_output=True, timeout=START_TIMEOUT + 10)
+        subprocess.run(
+            _as_owner(
+                [
+                    str(bin_dir / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-l",
+                    str(root / "log"),
+                    "-o",
+                    options,
+                    "-w",
+                    "-t",
+                    str(START_TIMEOUT),
+                    "start",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=START_TIMEOUT + 10,
+        )
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
         if (data / "postmaster.pid").exists():
-            subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast",
-                                      "-w", "stop"]), capture_output=True, timeout=60)
+            subprocess.run(
+                _as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
+                capture_output=True,
+                timeout=60,
+            )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -92,20 +130,24 @@ def main(argv: list[str]) -> int:
         return 2
     bin_dir = binaries()
     if bin_dir is None:
-        print("error: no PostgreSQL binaries (neither /usr/lib/postgresql nor the pgserver "
-              "wheel)", file=sys.stderr)
+        print(
+            "error: no PostgreSQL binaries (neither /usr/lib/postgresql nor the pgserver wheel)",
+            file=sys.stderr,
+        )
         return 1
     started = time.monotonic()
     try:
         with private_cluster(bin_dir) as url:
-            print(f"a private PostgreSQL from {bin_dir} on {url} "
-                  f"(started in {time.monotonic() - started:.1f} s)", file=sys.stderr)
+            print(
+                f"a private PostgreSQL from {bin_dir} on {url} "
+                f"(started in {time.monotonic() - started:.1f} s)",
+                file=sys.stderr,
+            )
             env = {**os.environ, "ACTIONDEX_TEST_DATABASE_URL": url}
             return subprocess.run(argv, env=env).returncode
     except subprocess.CalledProcessError as exc:
         detail = (exc.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
-        print(f"error: the private PostgreSQL did not start: {' '.join(detail)}",
-              file=sys.stderr)
+        print(f"error: the private PostgreSQL did not start: {' '.join(detail)}", file=sys.stderr)
         return 1
 
 

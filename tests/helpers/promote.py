@@ -15,12 +15,29 @@ URL = f"https://{HOST}/.well-known/agent-actions.json"
 
 
 def manifest(*names: str, flows: bool = False) -> Manifest:
-    actions = [Action(name=n, title=n.replace("_", " "), effect="write", method="POST",
-                      endpoint=f"https://{HOST}/api/{n}") for n in names]
-    flow_list = [Flow(name="buy", title="Buy", effect="spend",
-                      steps=[FlowStep(action=n) for n in names])] if flows else []
-    return Manifest(site=HOST, url=URL, format="agent-actions", site_name="Shop",
-                    actions=actions, flows=flow_list)
+    actions = [
+        Action(
+            name=n,
+            title=n.replace("_", " "),
+            effect="write",
+            method="POST",
+            endpoint=f"https://{HOST}/api/{n}",
+        )
+        for n in names
+    ]
+    flow_list = (
+        [Flow(name="buy", title="Buy", effect="spend", steps=[FlowStep(action=n) for n in names])]
+        if flows
+        else []
+    )
+    return Manifest(
+        site=HOST,
+        url=URL,
+        format="agent-actions",
+        site_name="Shop",
+        actions=actions,
+        flows=flow_list,
+    )
 
 
 def update(m: Manifest, body: bytes | None = None, url: str = URL) -> SiteUpdate:
@@ -30,8 +47,9 @@ def update(m: Manifest, body: bytes | None = None, url: str = URL) -> SiteUpdate
 
 
 def failure(code: str, status: int | None = None) -> SiteUpdate:
-    return SiteUpdate(HOST, f"https://{HOST}", failures=[FetchFailure(url=URL, status=status,
-                                                                       code=code)])
+    return SiteUpdate(
+        HOST, f"https://{HOST}", failures=[FetchFailure(url=URL, status=status, code=code)]
+    )
 
 
 def names(session: Session) -> list[str]:

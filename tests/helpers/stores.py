@@ -35,20 +35,42 @@ def add_site(
     row = Site(host=host, origin=f"https://{host}", version=0, created_at=utcnow(), **site)
     session.add(row)
     session.flush()
-    doc = Document(site_id=row.id, url=f"https://{host}/.well-known/agent-actions.json",
-                   format="agent-actions", status=200, fetched_at=utcnow())
+    doc = Document(
+        site_id=row.id,
+        url=f"https://{host}/.well-known/agent-actions.json",
+        format="agent-actions",
+        status=200,
+        fetched_at=utcnow(),
+    )
     session.add(doc)
     session.flush()
     for spec in actions:
-        values = {"description": "", "effect": "read", "method": "GET",
-                  "endpoint": f"https://{host}/api/{spec['name']}",
-                  "input_schema": {"type": "object"}, "auth": "none"} | spec
-        session.add(ActionRow(id=stable_id(host, "agent-actions", spec["name"]),
-                              site_id=row.id, document_id=doc.id, **values))
+        values = {
+            "description": "",
+            "effect": "read",
+            "method": "GET",
+            "endpoint": f"https://{host}/api/{spec['name']}",
+            "input_schema": {"type": "object"},
+            "auth": "none",
+        } | spec
+        session.add(
+            ActionRow(
+                id=stable_id(host, "agent-actions", spec["name"]),
+                site_id=row.id,
+                document_id=doc.id,
+                **values,
+            )
+        )
     for spec in flows or []:
         values = {"description": "", "effect": "spend", "input_schema": {"type": "object"}} | spec
-        session.add(FlowRow(id=stable_id(host, "agent-actions", f"flow:{spec['name']}"),
-                            site_id=row.id, document_id=doc.id, **values))
+        session.add(
+            FlowRow(
+                id=stable_id(host, "agent-actions", f"flow:{spec['name']}"),
+                site_id=row.id,
+                document_id=doc.id,
+                **values,
+            )
+        )
     mark_changed(session, row, utcnow())  # version 1, numbered as a promotion numbers it
     row.changed_at = site.get("changed_at")  # as given (listing tests order by it)
     session.flush()
@@ -57,29 +79,71 @@ def add_site(
 
 def shop_and_news(session: Session) -> None:
     """Two small sites: a shop with a purchase flow, a news site with a cross-origin action."""
-    add_site(session, "shop.example", [
-        {"name": "add_to_cart", "title": "Add to cart", "effect": "write", "method": "POST",
-         "input_schema": {"type": "object", "properties": {"sku": {"type": "string"}}}},
-        {"name": "searchProducts", "title": "Search the catalogue", "type": "SearchAction",
-         "description": "Find printer paper, toner and more."},
-        {"name": "checkout", "title": "Place the order", "effect": "spend", "method": "POST",
-         "type": "BuyAction"},
-    ], [
-        {"name": "purchase", "title": "Buy a product", "steps": [
-            {"action": "searchProducts", "title": None, "bindings": {}},
-            {"action": "add_to_cart", "title": None, "bindings": {"sku": "$steps.0.sku"}},
-            {"action": "checkout", "title": "Pay", "bindings": {}},
-        ]},
-    ], name="Example Shop", description="Office supplies")
-    add_site(session, "news.example", [
-        {"name": "subscribe", "title": "Subscribe to the newsletter", "effect": "send",
-         "method": "POST"},
-        {"name": "search", "title": "Search articles", "type": "SearchAction"},
-        {"name": "delete_account", "title": "Delete my account", "effect": "delete",
-         "method": "DELETE"},
-        {"name": "track_event", "title": "Track an article view", "same_origin": False,
-         "endpoint": "https://tracker.example.net/collect"},
-    ], name="Example News")
+    add_site(
+        session,
+        "shop.example",
+        [
+            {
+                "name": "add_to_cart",
+                "title": "Add to cart",
+                "effect": "write",
+                "method": "POST",
+                "input_schema": {"type": "object", "properties": {"sku": {"type": "string"}}},
+            },
+            {
+                "name": "searchProducts",
+                "title": "Search the catalogue",
+                "type": "SearchAction",
+                "description": "Find printer paper, toner and more.",
+            },
+            {
+                "name": "checkout",
+                "title": "Place the order",
+                "effect": "spend",
+                "method": "POST",
+                "type": "BuyAction",
+            },
+        ],
+        [
+            {
+                "name": "purchase",
+                "title": "Buy a product",
+                "steps": [
+                    {"action": "searchProducts", "title": None, "bindings": {}},
+                    {"action": "add_to_cart", "title": None, "bindings": {"sku": "$steps.0.sku"}},
+                    {"action": "checkout", "title": "Pay", "bindings": {}},
+                ],
+            },
+        ],
+        name="Example Shop",
+        description="Office supplies",
+    )
+    add_site(
+        session,
+        "news.example",
+        [
+            {
+                "name": "subscribe",
+                "title": "Subscribe to the newsletter",
+                "effect": "send",
+                "method": "POST",
+            },
+            {"name": "search", "title": "Search articles", "type": "SearchAction"},
+            {
+                "name": "delete_account",
+                "title": "Delete my account",
+                "effect": "delete",
+                "method": "DELETE",
+            },
+            {
+                "name": "track_event",
+                "title": "Track an article view",
+                "same_origin": False,
+                "endpoint": "https://tracker.example.net/collect",
+            },
+        ],
+        name="Example News",
+    )
 
 
 def documents(session: Session, host: str) -> list[dict[str, Any]]:
@@ -99,8 +163,9 @@ def fixture_document(path: Path) -> RawDocument:
         document = html_to_document(url, path.read_bytes(), status=200, fetched_at=utcnow())
         assert document is not None, f"{path} holds no Schema.org items"
         return document
-    return RawDocument(url=url, body=path.read_bytes(), content_type="application/json",
-                       fetched_at=utcnow())
+    return RawDocument(
+        url=url, body=path.read_bytes(), content_type="application/json", fetched_at=utcnow()
+    )
 
 
 def store_fixture(session: Session, relative: str) -> str:
@@ -126,12 +191,14 @@ def store_fixture(session: Session, relative: str) -> str:
     return host
 
 
-def promote_manifest(session: Session, host: str, actions: list[dict[str, Any]],
-                     now: datetime | None = None) -> None:
+def promote_manifest(
+    session: Session, host: str, actions: list[dict[str, Any]], now: datetime | None = None
+) -> None:
     """Crawl ``host`` as if it served an agent-actions manifest of ``actions`` at its
     well-known path: normalised and promoted by the store's own path, at ``now``."""
-    body = json.dumps({"schema": "agent-actions/0.1", "site": f"https://{host}",
-                       "actions": actions}).encode()
+    body = json.dumps(
+        {"schema": "agent-actions/0.1", "site": f"https://{host}", "actions": actions}
+    ).encode()
     doc = RawDocument(url=f"https://{host}/.well-known/agent-actions.json", body=body)
     update = normalise_site(SiteCrawl(host=host, origin=f"https://{host}", documents=[doc]))
     promote_site(session, update, now=now)

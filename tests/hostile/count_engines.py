@@ -36,8 +36,11 @@ def _connected(conn: Any) -> None:
 
 
 sqlalchemy.create_engine = _counting  # type: ignore[assignment]
-atexit.register(lambda: print(json.dumps({"created": len(created),
-                                          "connected": len(connected)}), file=sys.stderr))
+atexit.register(
+    lambda: print(
+        json.dumps({"created": len(created), "connected": len(connected)}), file=sys.stderr
+    )
+)
 
 if __name__ == "__main__":
     from actiondex.cli import main

@@ -49,8 +49,10 @@ def main(data_dir: str, url: str) -> None:
     make_settings = crawler.run.scrapy_settings
 
     def settings_with_rebinding(*args: Any) -> dict[str, Any]:
-        return {**make_settings(*args),
-                "TWISTED_DNS_RESOLVER": "tests.hostile.rebind_crawl.RebindingResolver"}
+        return {
+            **make_settings(*args),
+            "TWISTED_DNS_RESOLVER": "tests.hostile.rebind_crawl.RebindingResolver",
+        }
 
     crawler.run.scrapy_settings = settings_with_rebinding  # type: ignore[assignment]
     settings = Settings(data_dir=data_dir, database_url="")

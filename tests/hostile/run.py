@@ -17,14 +17,24 @@ from registry.db.tables import ActionRow, Site
 CRAWL_TIMEOUT = 240  # the hostile crawl takes ~60 s alone, twice that beside other work
 
 
-def crawl(data_dir: Path, web: LoopbackWeb, *targets: str, extra: tuple[str, ...] = (),
-          resolve: tuple[str, ...] = (), env: dict[str, str] | None = None) -> dict[str, Any]:
+def crawl(
+    data_dir: Path,
+    web: LoopbackWeb,
+    *targets: str,
+    extra: tuple[str, ...] = (),
+    resolve: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The crawl's --json summary, with ``per_site`` turned into host -> row."""
     flags = [a for e in [*web.resolve_args(), *resolve] for a in ("--resolve", e)]
-    cmd = [*AX, "crawl", "--json", "--delay", "0", *flags,
-           *extra, *targets]
-    proc = subprocess.run(cmd, env=env_for(data_dir, **(env or {})), text=True,
-                          capture_output=True, timeout=CRAWL_TIMEOUT)
+    cmd = [*AX, "crawl", "--json", "--delay", "0", *flags, *extra, *targets]
+    proc = subprocess.run(
+        cmd,
+        env=env_for(data_dir, **(env or {})),
+        text=True,
+        capture_output=True,
+        timeout=CRAWL_TIMEOUT,
+    )
     assert proc.stdout.strip(), proc.stderr
     summary = json.loads(proc.stdout)
     summary["per_site"] = {row["host"]: row for row in summary["per_site"]}
@@ -37,8 +47,9 @@ def action_names(data_dir: Path) -> dict[str, set[str]]:
     engine = create_engine(f"sqlite:///{data_dir / 'actiondex.db'}")
     names: dict[str, set[str]] = {}
     with Session(engine) as session:
-        for host, name in session.execute(select(Site.host, ActionRow.name).join_from(
-                ActionRow, Site)):
+        for host, name in session.execute(
+            select(Site.host, ActionRow.name).join_from(ActionRow, Site)
+        ):
             names.setdefault(host, set()).add(name)
     engine.dispose()
     return names

@@ -73,7 +73,14 @@ def _alive(pid: int) -> bool:
 
 def test_the_crawl_arguments_of_a_job() -> None:
     assert crawl_args("http://a.test:8080", False, 0.5, 10) == [
-        "crawl", "http://a.test:8080", "--json", "--no-index", "--delay", "0.5",
-        "--max-pages", "10"]
+        "crawl",
+        "http://a.test:8080",
+        "--json",
+        "--no-index",
+        "--delay",
+        "0.5",
+        "--max-pages",
+        "10",
+    ]
     assert crawl_args("a.test", True, 1.0, 50)[:3] == ["crawl", "--due", "a.test"]
     assert interpreter(["crawl"])[1:] == ["-m", "actiondex", "crawl"]

@@ -57,8 +57,9 @@ def test_children_die_with_a_worker_killed_with_minus_9(tmp_path: Path) -> None:
     script = tmp_path / "worker.py"
     script.write_text(worker)
     env = {**os.environ, "ACTIONDEX_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, str(script)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while len(descendants(proc.pid)) < 2 and time.monotonic() < deadline:  # forkserver, child
         time.sleep(0.2)
@@ -67,8 +68,10 @@ def test_children_die_with_a_worker_killed_with_minus_9(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     deadline = time.monotonic() + 15
-    while any(Path(f"/proc/{p}").exists() and _alive(p) for p in family) and \
-            time.monotonic() < deadline:
+    while (
+        any(Path(f"/proc/{p}").exists() and _alive(p) for p in family)
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.2)
     assert not [p for p in family if _alive(p)]
 

@@ -51,7 +51,8 @@ def test_the_backoff_doubles_from_one_second_to_thirty_at_most() -> None:
 
 
 def test_one_line_when_the_database_goes_and_one_when_it_is_back(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock = Clock()
     outage = Outage(logging.getLogger("test.outage"), clock)
     with caplog.at_level(logging.INFO, "test.outage"):
@@ -63,7 +64,9 @@ def test_one_line_when_the_database_goes_and_one_when_it_is_back(
         outage.reached()
         outage.reached()
     assert [r.getMessage() for r in caplog.records] == [
-        "database unreachable, waiting (connection refused)", "database back after 50 s"]
+        "database unreachable, waiting (connection refused)",
+        "database back after 50 s",
+    ]
     assert not outage.settled(30)
     clock.now += 30
     assert outage.settled(30)
@@ -81,8 +84,10 @@ def _refused() -> psycopg.OperationalError:
 def _killed_by_the_server() -> psycopg.OperationalError:
     """A session the server ended (pg_terminate_backend: admin shutdown, 57P01)."""
     dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(dsn, autocommit=True) as victim, \
-            psycopg.connect(dsn, autocommit=True) as killer:
+    with (
+        psycopg.connect(dsn, autocommit=True) as victim,
+        psycopg.connect(dsn, autocommit=True) as killer,
+    ):
         pid = victim.info.backend_pid
         killer.execute("SELECT pg_terminate_backend(%s)", [pid])
         try:
@@ -92,8 +97,9 @@ def _killed_by_the_server() -> psycopg.OperationalError:
     raise AssertionError("the terminated session answered")
 
 
-def test_only_a_database_that_cannot_be_reached_counts_as_away(empty_pg_url: str,
-                                                                tmp_path: Path) -> None:
+def test_only_a_database_that_cannot_be_reached_counts_as_away(
+    empty_pg_url: str, tmp_path: Path
+) -> None:
     refused, killed = _refused(), _killed_by_the_server()
     assert unreachable(refused) and unreachable(killed)
     try:  # as procrastinate and SQLAlchemy wrap them
@@ -111,8 +117,9 @@ def test_only_a_database_that_cannot_be_reached_counts_as_away(empty_pg_url: str
     assert not unreachable(ValueError("x"))
 
 
-def test_the_queue_waits_out_a_cut_connection(queue: tuple[Settings, Engine], tmp_path: Path,
-                                              caplog: pytest.LogCaptureFixture) -> None:
+def test_the_queue_waits_out_a_cut_connection(
+    queue: tuple[Settings, Engine], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Before: procrastinate raised (and the worker stopped) at the first query of an outage."""
     settings, _ = queue
     url = make_url(settings.database_url or "")
@@ -145,13 +152,19 @@ def test_wait_out_raises_what_is_not_an_outage() -> None:
 
 def _jobs(engine: Engine) -> list[tuple[str, str, int | None]]:
     with engine.connect() as conn:
-        return [tuple(r) for r in conn.execute(text(  # type: ignore[misc]
-            "SELECT args->>'host', status, worker_id FROM procrastinate_jobs ORDER BY id"))]
+        return [
+            tuple(r)
+            for r in conn.execute(
+                text(  # type: ignore[misc]
+                    "SELECT args->>'host', status, worker_id FROM procrastinate_jobs ORDER BY id"
+                )
+            )
+        ]
 
 
-def test_a_worker_pruned_during_an_outage_registers_again(queue: tuple[Settings, Engine],
-                                                          caplog: pytest.LogCaptureFixture
-                                                          ) -> None:
+def test_a_worker_pruned_during_an_outage_registers_again(
+    queue: tuple[Settings, Engine], caplog: pytest.LogCaptureFixture
+) -> None:
     """Before: a foreign-key error at the next job fetch (the worker's row was pruned by a
     worker starting elsewhere), and the worker stopped."""
     settings, engine = queue
@@ -185,7 +198,8 @@ def test_a_worker_pruned_during_an_outage_registers_again(queue: tuple[Settings,
 
 
 def test_the_scheduler_does_not_judge_heartbeats_right_after_an_outage(
-        queue: tuple[Settings, Engine]) -> None:
+    queue: tuple[Settings, Engine],
+) -> None:
     """A worker's heartbeat stopped with the database; its job is not retried until the
     grace has passed (a worker silent that long after is dead)."""
     settings, engine = queue
@@ -196,10 +210,12 @@ def test_the_scheduler_does_not_judge_heartbeats_right_after_an_outage(
             worker = await app.job_manager.register_worker()
             await enqueue(app, "a.test", 0)
             await app.job_manager.fetch_job(["crawl"], worker)
+
     asyncio.run(stalled_job())
     with engine.begin() as conn:
-        conn.execute(text("UPDATE procrastinate_workers SET last_heartbeat = now() - "
-                          "interval '1 hour'"))
+        conn.execute(
+            text("UPDATE procrastinate_workers SET last_heartbeat = now() - interval '1 hour'")
+        )
 
     async def tick() -> dict[str, int]:
         app = make_app(settings)

@@ -21,9 +21,15 @@ from tests.helpers.cli import one_line_error, run
 
 def jobs(engine: Engine) -> list[tuple[Any, ...]]:
     with engine.connect() as conn:
-        return [tuple(r) for r in conn.execute(text(
-            "SELECT args->>'host', status, lock, queueing_lock, priority FROM procrastinate_jobs"
-            " WHERE task_name = 'actiondex.crawl_site' ORDER BY id"))]
+        return [
+            tuple(r)
+            for r in conn.execute(
+                text(
+                    "SELECT args->>'host', status, lock, queueing_lock, priority"
+                    " FROM procrastinate_jobs WHERE task_name = 'actiondex.crawl_site' ORDER BY id"
+                )
+            )
+        ]
 
 
 def test_one_queued_job_per_site_with_its_host_lock(queue: tuple[Settings, Engine]) -> None:
@@ -32,22 +38,31 @@ def test_one_queued_job_per_site_with_its_host_lock(queue: tuple[Settings, Engin
     async def go() -> list[bool]:
         app = make_app(settings)
         async with app.open_async():
-            return [await enqueue(app, "a.test", 10), await enqueue(app, "a.test", 0),
-                    await enqueue(app, "b.test", 0)]
+            return [
+                await enqueue(app, "a.test", 10),
+                await enqueue(app, "a.test", 0),
+                await enqueue(app, "b.test", 0),
+            ]
 
     assert asyncio.run(go()) == [True, False, True]
-    assert jobs(engine) == [("a.test", "todo", "crawl:a.test", "crawl:a.test", 10),
-                            ("b.test", "todo", "crawl:b.test", "crawl:b.test", 0)]
+    assert jobs(engine) == [
+        ("a.test", "todo", "crawl:a.test", "crawl:a.test", 10),
+        ("b.test", "todo", "crawl:b.test", "crawl:b.test", 0),
+    ]
 
 
 def _stall(engine: Engine, host: str) -> None:
     """The job of ``host`` taken by a worker that then went silent an hour ago."""
     with engine.begin() as conn:
         worker = conn.scalar(text("SELECT worker_id FROM procrastinate_register_worker_v1()"))
-        conn.execute(text("SELECT procrastinate_fetch_job_v2(ARRAY['crawl'], :w)"),
-                     {"w": worker})
-        conn.execute(text("UPDATE procrastinate_workers SET last_heartbeat = now() - "
-                          "interval '1 hour' WHERE id = :w"), {"w": worker})
+        conn.execute(text("SELECT procrastinate_fetch_job_v2(ARRAY['crawl'], :w)"), {"w": worker})
+        conn.execute(
+            text(
+                "UPDATE procrastinate_workers SET last_heartbeat = now() - "
+                "interval '1 hour' WHERE id = :w"
+            ),
+            {"w": worker},
+        )
 
 
 def test_a_dead_workers_job_goes_back_to_the_queue(queue: tuple[Settings, Engine]) -> None:

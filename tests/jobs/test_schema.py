@@ -34,8 +34,9 @@ def test_never_on_sqlite(tmp_path: Path) -> None:
     assert ensure_schema(engine).startswith("not applied")
 
 
-def test_an_old_schema_is_upgraded_through_its_migrations(empty_pg_url: str,
-                                                          tmp_path: Path) -> None:
+def test_an_old_schema_is_upgraded_through_its_migrations(
+    empty_pg_url: str, tmp_path: Path
+) -> None:
     """A database at procrastinate's first schema gets every later file, in order."""
     engine = engine_for(empty_pg_url, tmp_path)
     migrate(engine)
@@ -44,8 +45,10 @@ def test_an_old_schema_is_upgraded_through_its_migrations(empty_pg_url: str,
         conn.exec_driver_sql(initial.read_text().replace("%", "%%"))
         conn.exec_driver_sql(f"COMMENT ON TABLE procrastinate_jobs IS '{MARK}{initial.stem}'")
     said = ensure_schema(engine)
-    assert said == (f"upgraded from {initial.stem} to {newest_migration()} "
-                    f"({len(migration_files()) - 1} migrations)")
+    assert said == (
+        f"upgraded from {initial.stem} to {newest_migration()} "
+        f"({len(migration_files()) - 1} migrations)"
+    )
     with engine.connect() as conn:  # what 3.1 added (worker heartbeats) is there
         assert conn.scalar(text("SELECT to_regclass('procrastinate_workers')")) is not None
     assert ensure_schema(engine) == f"up to date ({newest_migration()})"

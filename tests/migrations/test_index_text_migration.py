@@ -15,9 +15,12 @@ from registry.model.schemas import RawDocument, SiteCrawl
 from registry.normalising import normalise_site
 from registry.store.promotion import promote_site
 
-PLUGIN = (b'{"schema_version": "v1", "name_for_model": "meals", "name_for_human": "Meals",'
-          b' "description_for_human": "Meal plans.", "description_for_model": "' +
-          b"Plans dinners for the week. " * 20 + b'zanzibarite"}')
+PLUGIN = (
+    b'{"schema_version": "v1", "name_for_model": "meals", "name_for_human": "Meals",'
+    b' "description_for_human": "Meal plans.", "description_for_model": "'
+    + b"Plans dinners for the week. " * 20
+    + b'zanzibarite"}'
+)
 
 
 def rows(conn, table: str) -> int:  # type: ignore[no-untyped-def]
@@ -34,8 +37,12 @@ def test_0012_adds_and_drops_only_its_columns(empty_db_url: str, tmp_path: Path)
     migrate(engine)
     doc = RawDocument(url="https://meals.example/.well-known/ai-plugin.json", body=PLUGIN)
     with transaction(engine) as session:
-        promote_site(session, normalise_site(SiteCrawl(
-            host="meals.example", origin="https://meals.example", documents=[doc])))
+        promote_site(
+            session,
+            normalise_site(
+                SiteCrawl(host="meals.example", origin="https://meals.example", documents=[doc])
+            ),
+        )
     with engine.connect() as conn:
         about = conn.execute(text("SELECT about FROM sites")).scalar_one()
         assert about.endswith("zanzibarite")

@@ -45,8 +45,9 @@ def test_upgrade_downgrade_upgrade_without_drift(empty_db_url: str, tmp_path: Pa
     engine.dispose()
 
 
-def test_a_failing_migration_leaves_the_previous_revision(empty_db_url: str,
-                                                          tmp_path: Path) -> None:
+def test_a_failing_migration_leaves_the_previous_revision(
+    empty_db_url: str, tmp_path: Path
+) -> None:
     scripts = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS, scripts, ignore=shutil.ignore_patterns("__pycache__"))
     head = ScriptDirectory(str(scripts)).get_current_head()

@@ -19,19 +19,27 @@ STORED = {
 }
 
 
-def test_0013_keeps_only_the_homepage_of_stored_submissions(empty_db_url: str,
-                                                            tmp_path: Path) -> None:
+def test_0013_keeps_only_the_homepage_of_stored_submissions(
+    empty_db_url: str, tmp_path: Path
+) -> None:
     engine = engine_for(empty_db_url, tmp_path)
     cfg = alembic_config(engine)
     command.upgrade(cfg, "0012")
     with engine.begin() as conn:
         for n, (ident, (url, _)) in enumerate(STORED.items()):
-            conn.execute(text(
-                "INSERT INTO submissions (id, url, host, domain, status, errors, actions, "
-                "attempts, created_at) VALUES (:id, :url, :host, :host, :status, '[]', '[]', "
-                "0, CURRENT_TIMESTAMP)"),
-                {"id": ident, "url": url, "host": f"h{n}.example",
-                 "status": "queued" if n % 2 else "done"})
+            conn.execute(
+                text(
+                    "INSERT INTO submissions (id, url, host, domain, status, errors, actions, "
+                    "attempts, created_at) VALUES (:id, :url, :host, :host, :status, '[]', '[]', "
+                    "0, CURRENT_TIMESTAMP)"
+                ),
+                {
+                    "id": ident,
+                    "url": url,
+                    "host": f"h{n}.example",
+                    "status": "queued" if n % 2 else "done",
+                },
+            )
     migrate(engine)
     command.check(cfg)  # no table changes: the models and the schema still agree
     with engine.connect() as conn:

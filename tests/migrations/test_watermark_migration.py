@@ -38,6 +38,10 @@ def test_0011_numbers_existing_sites_and_loses_nothing_either_way(
         assert count(conn, "documents") == 3 and count(conn, "actions") == 3
     promote(engine, "s0.example", "again")  # the next change is numbered above them all
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT change_seq FROM sites WHERE host = 's0.example'")
-                            ).scalar_one() == clock + 1
+        assert (
+            conn.execute(
+                text("SELECT change_seq FROM sites WHERE host = 's0.example'")
+            ).scalar_one()
+            == clock + 1
+        )
     engine.dispose()

@@ -26,36 +26,55 @@ from registry.validate import ValidationReport
 from tests.helpers.paths import CORPUS, INVENTORY
 
 # inventory label (or ("other", variant)) -> the Manifest.format we must detect
-LABELS = {"a2a-agent-card": "a2a", "ai-plugin": "ai-plugin", "api-catalog": "api-catalog",
-          "mcp-server-json": "mcp", "openapi": "openapi", "schemaorg-jsonld-html": "schemaorg",
-          "wildcard-agents-json": "wildcard-agents-json", "agent-actions": "agent-actions",
-          "schemaorg-agents-json": "schemaorg"}
-OTHER_VARIANTS = {"llms.txt": "llms-txt", "mcp-server-card": "mcp", "ai-catalog": "ard",
-                  "ai-catalog(ARD)": "ard", "agents-json-adhoc": "agents-json",
-                  "agents-json-adhoc(list)": "agents-json", "agentlookup-v1": "agents-json",
-                  "agents-json-flows-variant": "agents-json",
-                  "agents-json-leonting-1.0": "agents-json",
-                  "bare-jsonld(schema.org)": "schemaorg"}
+LABELS = {
+    "a2a-agent-card": "a2a",
+    "ai-plugin": "ai-plugin",
+    "api-catalog": "api-catalog",
+    "mcp-server-json": "mcp",
+    "openapi": "openapi",
+    "schemaorg-jsonld-html": "schemaorg",
+    "wildcard-agents-json": "wildcard-agents-json",
+    "agent-actions": "agent-actions",
+    "schemaorg-agents-json": "schemaorg",
+}
+OTHER_VARIANTS = {
+    "llms.txt": "llms-txt",
+    "mcp-server-card": "mcp",
+    "ai-catalog": "ard",
+    "ai-catalog(ARD)": "ard",
+    "agents-json-adhoc": "agents-json",
+    "agents-json-adhoc(list)": "agents-json",
+    "agentlookup-v1": "agents-json",
+    "agents-json-flows-variant": "agents-json",
+    "agents-json-leonting-1.0": "agents-json",
+    "bare-jsonld(schema.org)": "schemaorg",
+}
 # Labels whose format module is not written yet: checked again once it lands. Empty means
 # every format the corpus labels is read (tighten here, never loosen the checks below).
 NOT_YET_SUPPORTED: dict[str, str] = {}
 # Files where the inventory's label does not hold on inspection; each with the reason.
 LABEL_DISAGREEMENTS = {
-    "readability-pages/ietf-1/source.html":
-        "no JSON-LD block at all: the RFC text only mentions application/ld+json",
-    "extruct/custom.invalid/JSONLD_with_control_characters.html":
-        "its only JSON-LD item is an untyped {'data': ...}: no Schema.org in it",
-    "extruct/custom.invalid/JSONLD_with_control_characters_comment.html":
-        "its only JSON-LD item is an untyped {'data': ...}: no Schema.org in it",
-    "sites/Coolock-Village__meitheal/public/llms.txt":
-        "no '# Title' line, so not an llms.txt by its spec (diagnosed unknown-format)",
+    "readability-pages/ietf-1/source.html": (
+        "no JSON-LD block at all: the RFC text only mentions application/ld+json"
+    ),
+    "extruct/custom.invalid/JSONLD_with_control_characters.html": (
+        "its only JSON-LD item is an untyped {'data': ...}: no Schema.org in it"
+    ),
+    "extruct/custom.invalid/JSONLD_with_control_characters_comment.html": (
+        "its only JSON-LD item is an untyped {'data': ...}: no Schema.org in it"
+    ),
+    "sites/Coolock-Village__meitheal/public/llms.txt": (
+        "no '# Title' line, so not an llms.txt by its spec (diagnosed unknown-format)"
+    ),
 }
 # Documents past the 1 MiB manifest limit are refused by design (the crawler never fetches
 # them either); they must say so with this code instead of being read.
 REFUSED_BY_SIZE = "too-large"
 
-pytestmark = pytest.mark.skipif(not INVENTORY.is_file(), reason=(
-    f"no corpus at {CORPUS} (set ACTIONDEX_CORPUS_DIR to ../shared/corpus to run these)"))
+pytestmark = pytest.mark.skipif(
+    not INVENTORY.is_file(),
+    reason=(f"no corpus at {CORPUS} (set ACTIONDEX_CORPUS_DIR to ../shared/corpus to run these)"),
+)
 
 Entry = dict[str, Any]
 
@@ -92,12 +111,19 @@ def carries_actions(entry: Entry) -> bool:
     if label in ("ai-plugin", "mcp-server-json"):
         return True  # the plugin and the server are actions themselves
     if label == "schemaorg-jsonld-html":
-        return any(_callable(action) for action in _potential_actions(
-            page_items("https://corpus.example/", path.read_bytes())))
+        return any(
+            _callable(action)
+            for action in _potential_actions(
+                page_items("https://corpus.example/", path.read_bytes())
+            )
+        )
     if label not in ("openapi", "a2a-agent-card", "wildcard-agents-json"):
         return False  # an api-catalog only points at other documents
-    data = yaml.safe_load(path.read_bytes()) if path.suffix in (".yaml", ".yml") else (
-        json.loads(path.read_bytes()))
+    data = (
+        yaml.safe_load(path.read_bytes())
+        if path.suffix in (".yaml", ".yml")
+        else (json.loads(path.read_bytes()))
+    )
     key = {"openapi": "paths", "a2a-agent-card": "skills", "wildcard-agents-json": "flows"}
     return isinstance(data, dict) and bool(data.get(key[label]))
 
@@ -137,11 +163,14 @@ def test_detected_format_matches_the_inventory() -> None:
             continue
         if report.format != expected and not _refused(report):
             codes = ", ".join(sorted({d.code for d in report.diagnostics})) or "-"
-            mismatches.append(f"{entry['path']}: inventory says {entry['format']} "
-                              f"({entry.get('variant', '')}), detected {report.format} [{codes}]")
-    assert not mismatches, (f"{len(mismatches)} files detected as the wrong format (if a "
-                            "format is not written yet, add its label to NOT_YET_SUPPORTED):\n"
-                            + "\n".join(mismatches))
+            mismatches.append(
+                f"{entry['path']}: inventory says {entry['format']} "
+                f"({entry.get('variant', '')}), detected {report.format} [{codes}]"
+            )
+    assert not mismatches, (
+        f"{len(mismatches)} files detected as the wrong format (if a "
+        "format is not written yet, add its label to NOT_YET_SUPPORTED):\n" + "\n".join(mismatches)
+    )
 
 
 def test_real_files_that_carry_actions_yield_them() -> None:
@@ -157,8 +186,11 @@ def test_real_files_that_carry_actions_yield_them() -> None:
 
 def test_label_disagreements_are_still_true() -> None:
     """Keep the exception list honest: each listed file still reads as the reason says."""
-    listed = {entry["path"]: report for entry, report, _ in corpus()
-              if entry["path"] in LABEL_DISAGREEMENTS}
+    listed = {
+        entry["path"]: report
+        for entry, report, _ in corpus()
+        if entry["path"] in LABEL_DISAGREEMENTS
+    }
     assert set(listed) == set(LABEL_DISAGREEMENTS)
     for path, report in listed.items():
         assert report is not None and not report.actions, path
@@ -178,13 +210,17 @@ def format_table() -> Table:
             codes[name].update(d.code for d in report.diagnostics)
     table = Table(title=f"corpus: {len(corpus())} files in {CORPUS}", title_justify="left")
     for column in ("format", "files", "parsed", "actions", "flows", "diagnostics by code"):
-        table.add_column(column, justify="right" if column in
-                         ("files", "parsed", "actions", "flows") else "left", overflow="fold")
+        table.add_column(
+            column,
+            justify="right" if column in ("files", "parsed", "actions", "flows") else "left",
+            overflow="fold",
+        )
     for name in sorted(rows, key=lambda n: -rows[n]["files"]):
         row = rows[name]
         by_code = ", ".join(f"{code} {n}" for code, n in codes[name].most_common())
-        table.add_row(name, *(str(row[k]) for k in ("files", "parsed", "actions", "flows")),
-                      by_code or "-")
+        table.add_row(
+            name, *(str(row[k]) for k in ("files", "parsed", "actions", "flows")), by_code or "-"
+        )
     return table
 
 
@@ -206,6 +242,11 @@ if __name__ == "__main__":
 def test_no_real_input_schema_is_unusable() -> None:
     """registry.model.schema_bounds refuses hostile schemas (a $ref outside the schema, doubling
     references), not what real sites publish: no corpus file gets ``unusable-schema``."""
-    unusable = [f"{entry['path']}: {d.message}" for entry, report, _ in corpus() if report
-                for d in report.diagnostics if d.code == "unusable-schema"]
+    unusable = [
+        f"{entry['path']}: {d.message}"
+        for entry, report, _ in corpus()
+        if report
+        for d in report.diagnostics
+        if d.code == "unusable-schema"
+    ]
     assert not unusable, "\n".join(unusable)

@@ -18,14 +18,17 @@ from registry.store.promotion import promote_site
 
 HOST = "state.example"
 URL = f"https://{HOST}/.well-known/agent-actions.json"
-BODY = (b'{"schema": "agent-actions/0.1", "actions": '
-        b'[{"name": "search", "method": "GET", "path": "/s{?q}", "effect": "read"}]}')
+BODY = (
+    b'{"schema": "agent-actions/0.1", "actions": '
+    b'[{"name": "search", "method": "GET", "path": "/s{?q}", "effect": "read"}]}'
+)
 
 
 def _store(session: Session, **headers: str | None) -> None:
     raw = RawDocument(url=URL, body=BODY, content_type="application/json", **headers)
-    promote_site(session, normalise_site(SiteCrawl(host=HOST, origin=f"https://{HOST}",
-                                                   documents=[raw])))
+    promote_site(
+        session, normalise_site(SiteCrawl(host=HOST, origin=f"https://{HOST}", documents=[raw]))
+    )
 
 
 def test_validators_are_those_the_stored_documents_came_with(session: Session) -> None:

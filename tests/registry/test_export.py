@@ -19,15 +19,25 @@ from tests.helpers.stores import add_site, store_fixture
 # One fixture site per format that publishes actions (and flows, for agent-actions, Wildcard
 # agents.json and the ad-hoc agents.json dialects).
 SITES = [
-    "agent-actions/full-shop.json", "wildcard-agents-json/harbour-flows.json",
-    "agents-json/flows-steps.json", "openapi/petstore-31.json", "openapi/swagger2.yaml",
-    "ai-plugin/tide-plugin.json", "schemaorg/webmcp-forms.html",
-    "schemaorg/restaurant-reserve.html", "schemaorg/webapi-profile.json", "a2a/card-03.json",
-    "mcp/server-card-tools.json", "api-catalog/linkset.json",
+    "agent-actions/full-shop.json",
+    "wildcard-agents-json/harbour-flows.json",
+    "agents-json/flows-steps.json",
+    "openapi/petstore-31.json",
+    "openapi/swagger2.yaml",
+    "ai-plugin/tide-plugin.json",
+    "schemaorg/webmcp-forms.html",
+    "schemaorg/restaurant-reserve.html",
+    "schemaorg/webapi-profile.json",
+    "a2a/card-03.json",
+    "mcp/server-card-tools.json",
+    "api-catalog/linkset.json",
     "ard/catalog.json",
 ]
-WITH_FLOWS = {"agent-actions/full-shop.json", "wildcard-agents-json/harbour-flows.json",
-              "agents-json/flows-steps.json"}
+WITH_FLOWS = {
+    "agent-actions/full-shop.json",
+    "wildcard-agents-json/harbour-flows.json",
+    "agents-json/flows-steps.json",
+}
 
 
 def read_back(export: dict[str, Any]) -> Any:
@@ -36,8 +46,7 @@ def read_back(export: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("fixture", SITES)
-def test_the_export_of_every_format_validates_with_no_error(session: Session,
-                                                            fixture: str) -> None:
+def test_the_export_of_every_format_validates_with_no_error(session: Session, fixture: str) -> None:
     host = store_fixture(session, fixture)
     detail = site_detail(session, host)
     assert detail is not None and detail["actions"], f"{fixture} stored no action"
@@ -56,34 +65,51 @@ def test_the_export_of_every_format_validates_with_no_error(session: Session,
 
 
 def manifest(actions: list[dict[str, Any]], flows: list[dict[str, Any]] | None = None) -> bytes:
-    return json.dumps({"schema": "agent-actions/0.1", "site": "https://two.example",
-                       "actions": actions, "flows": flows or []}).encode()
+    return json.dumps(
+        {
+            "schema": "agent-actions/0.1",
+            "site": "https://two.example",
+            "actions": actions,
+            "flows": flows or [],
+        }
+    ).encode()
 
 
 def test_a_name_two_documents_share_is_told_apart_and_flows_follow(session: Session) -> None:
     search = {"name": "search", "method": "GET", "path": "/search{?q}", "effect": "read"}
-    pay = {"name": "pay", "method": "POST", "path": "/pay", "effect": "spend",
-           "cost": {"field": "total", "currency": "eur"},
-           "input": {"type": "object", "properties": {"total": {"type": "number"}}}}
+    pay = {
+        "name": "pay",
+        "method": "POST",
+        "path": "/pay",
+        "effect": "spend",
+        "cost": {"field": "total", "currency": "eur"},
+        "input": {"type": "object", "properties": {"total": {"type": "number"}}},
+    }
     flow = {"name": "find_and_pay", "steps": [{"action": "search"}, {"action": "pay"}]}
-    first = RawDocument(url="https://two.example/.well-known/agent-actions.json",
-                        body=manifest([search]))
-    second = RawDocument(url="https://two.example/more/agent-actions.json",
-                         body=manifest([search | {"path": "/v2/search{?q}"}, pay], [flow]))
-    update = normalise_site(SiteCrawl(host="two.example", origin="https://two.example",
-                                      documents=[first, second]))
+    first = RawDocument(
+        url="https://two.example/.well-known/agent-actions.json", body=manifest([search])
+    )
+    second = RawDocument(
+        url="https://two.example/more/agent-actions.json",
+        body=manifest([search | {"path": "/v2/search{?q}"}, pay], [flow]),
+    )
+    update = normalise_site(
+        SiteCrawl(host="two.example", origin="https://two.example", documents=[first, second])
+    )
     promote_site(session, update)
     export = site_manifest(session, "TWO.example")
     assert export is not None
     names = {a["name"]: a.get("endpoint") for a in export["actions"]}
-    assert names == {"search": "https://two.example/search{?q}", "pay": "https://two.example/pay",
-                     "search_2": "https://two.example/v2/search{?q}"}
+    assert names == {
+        "search": "https://two.example/search{?q}",
+        "pay": "https://two.example/pay",
+        "search_2": "https://two.example/v2/search{?q}",
+    }
     # The flow of the second document names its own search, renamed.
     assert [s["action"] for s in export["flows"][0]["steps"]] == ["search_2", "pay"]
     report = read_back(export)
     assert not [d for d in report.diagnostics if d.severity != "info"], report.diagnostics
-    assert {a.name: a.cost for a in report.actions}["pay"] == {"field": "total",
-                                                               "currency": "EUR"}
+    assert {a.name: a.cost for a in report.actions}["pay"] == {"field": "total", "currency": "EUR"}
     assert [f.name for f in report.flows] == ["find_and_pay"]
 
 

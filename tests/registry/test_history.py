@@ -44,8 +44,9 @@ def test_a_new_site_is_its_first_entry_with_everything_added(session: Session) -
 def test_the_diff_names_added_removed_and_changed_fields(session: Session) -> None:
     promote_site(session, update(manifest("search", "add_to_cart", flows=True)))
     new = manifest("search", "checkout", flows=True)
-    search = new.actions[0].model_copy(update={"endpoint": f"https://{HOST}/find",
-                                               "description": "Search the shop."})
+    search = new.actions[0].model_copy(
+        update={"endpoint": f"https://{HOST}/find", "description": "Search the shop."}
+    )
     new = new.model_copy(update={"actions": [search, new.actions[1]]})
     promote_site(session, update(new))
     last = entries(session)[-1]
@@ -68,7 +69,8 @@ def test_an_unchanged_recrawl_writes_no_history(session: Session) -> None:
 
 
 def test_a_new_document_with_the_same_actions_bumps_the_version_but_adds_no_entry(
-        session: Session) -> None:
+    session: Session,
+) -> None:
     promote_site(session, update(manifest("search")))
     body = manifest("search").model_dump_json(indent=2).encode()  # other bytes, same set
     assert promote_site(session, update(manifest("search"), body=body)).changed
@@ -79,25 +81,33 @@ def test_a_new_document_with_the_same_actions_bumps_the_version_but_adds_no_entr
 def test_a_tombstone_is_an_entry_of_its_own(session: Session) -> None:
     start = utcnow()
     promote_site(session, two_documents(manifest("search"), manifest("help")), now=start)
-    gone = SiteUpdate(HOST, f"https://{HOST}", failures=[
-        FetchFailure(url=PAGE, status=404, code="not-found")])
+    gone = SiteUpdate(
+        HOST, f"https://{HOST}", failures=[FetchFailure(url=PAGE, status=404, code="not-found")]
+    )
     for hours in (0, 36):
         assert not promote_site(session, gone, now=start + timedelta(hours=hours)).changed
     assert len(entries(session)) == 1  # evidence gathered, nothing removed yet
     run = start_run(session, kind="crawl", targets=[HOST])
     assert promote_site(session, gone, now=start + timedelta(hours=73), run_id=run).changed
     last = entries(session)[-1]
-    assert (last.reason, last.removed, last.added, last.run_id) == ("tombstone", ["help"], [],
-                                                                    run)
+    assert (last.reason, last.removed, last.added, last.run_id) == ("tombstone", ["help"], [], run)
     assert last.at == start + timedelta(hours=73) and last.actions == 1
     assert names(session) == ["search"]
 
 
 def test_robots_disallow_withdraws_a_document_at_once(session: Session) -> None:
     promote_site(session, two_documents(manifest("search"), manifest("help")))
-    result = promote_site(session, SiteUpdate(HOST, f"https://{HOST}", failures=[
-        FetchFailure(url=PAGE, code="robots-disallowed"),
-        FetchFailure(url=PAGE, code="robots-disallowed")]))  # said twice: removed once
+    result = promote_site(
+        session,
+        SiteUpdate(
+            HOST,
+            f"https://{HOST}",
+            failures=[
+                FetchFailure(url=PAGE, code="robots-disallowed"),
+                FetchFailure(url=PAGE, code="robots-disallowed"),
+            ],
+        ),
+    )  # said twice: removed once
     assert result.changed and result.errors == []
     last = entries(session)[-1]
     assert (last.reason, last.removed, last.actions, last.version) == ("robots", ["help"], 1, 2)
@@ -117,8 +127,11 @@ def test_one_promotion_of_two_kinds_writes_an_entry_for_each(session: Session) -
     promote_site(session, two_documents(manifest("search"), manifest("help")), now=start)
     gone = FetchFailure(url=PAGE, status=410, code="http-error")
     for hours in (0, 40):
-        promote_site(session, SiteUpdate(HOST, f"https://{HOST}", failures=[gone]),
-                     now=start + timedelta(hours=hours))
+        promote_site(
+            session,
+            SiteUpdate(HOST, f"https://{HOST}", failures=[gone]),
+            now=start + timedelta(hours=hours),
+        )
     both = update(manifest("search", "checkout"))
     both.failures.append(gone)
     promote_site(session, both, now=start + timedelta(hours=80))
@@ -129,18 +142,22 @@ def test_one_promotion_of_two_kinds_writes_an_entry_for_each(session: Session) -
 
 
 def test_ingest_is_its_reason_and_same_name_in_two_documents_compares_both(
-        session: Session) -> None:
-    promote_site(session, two_documents(manifest("search"), manifest("search")),
-                 reason="ingest")
+    session: Session,
+) -> None:
+    promote_site(session, two_documents(manifest("search"), manifest("search")), reason="ingest")
     first = entries(session)[0]
     assert (first.added, first.reason, first.actions) == (["search"], "ingest", 2)  # 2 rows
-    other = Action(name="search", title="Search help", effect="read", method="GET",
-                   endpoint=f"https://{HOST}/help?q={{q}}")
+    other = Action(
+        name="search",
+        title="Search help",
+        effect="read",
+        method="GET",
+        endpoint=f"https://{HOST}/help?q={{q}}",
+    )
     page = manifest().model_copy(update={"actions": [other]})
     promote_site(session, two_documents(manifest("search"), page), reason="ingest")
     # Fields in registry.store.history.FIELDS' order.
-    assert entries(session)[-1].changed == {"search": ["title", "effect", "method",
-                                                       "endpoint"]}
+    assert entries(session)[-1].changed == {"search": ["title", "effect", "method", "endpoint"]}
 
 
 def test_history_pages_newest_first(session: Session) -> None:
@@ -158,14 +175,28 @@ def test_history_pages_newest_first(session: Session) -> None:
 def test_the_same_schema_with_its_keys_reordered_is_no_change(session: Session) -> None:
     def with_schema(schema: dict[str, object]) -> Manifest:
         m = manifest("search")
-        return m.model_copy(update={"actions": [m.actions[0].model_copy(
-            update={"input_schema": schema})]})
+        return m.model_copy(
+            update={"actions": [m.actions[0].model_copy(update={"input_schema": schema})]}
+        )
 
-    promote_site(session, update(with_schema({"type": "object", "properties": {
-        "q": {"type": "string", "minLength": 1}}})))
-    assert promote_site(session, update(with_schema({"properties": {
-        "q": {"minLength": 1, "type": "string"}}, "type": "object"})), now=utcnow()).changed
+    promote_site(
+        session,
+        update(
+            with_schema({"type": "object", "properties": {"q": {"type": "string", "minLength": 1}}})
+        ),
+    )
+    assert promote_site(
+        session,
+        update(
+            with_schema({"properties": {"q": {"minLength": 1, "type": "string"}}, "type": "object"})
+        ),
+        now=utcnow(),
+    ).changed
     assert len(entries(session)) == 1  # another text of the same JSON: nothing to record
-    promote_site(session, update(with_schema({"type": "object", "properties": {
-        "q": {"type": "string", "minLength": 2}}})))
+    promote_site(
+        session,
+        update(
+            with_schema({"type": "object", "properties": {"q": {"type": "string", "minLength": 2}}})
+        ),
+    )
     assert entries(session)[-1].changed == {"search": ["input_schema"]}

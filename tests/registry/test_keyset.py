@@ -24,8 +24,10 @@ def _listings(session: Session) -> dict[str, object]:
         start_run(session, "crawl", [f"{n}.example"])
         promote_site(session, update(manifest(*(f"a{i}" for i in range(n + 1)))))
     site_id = session.scalars(select(Site.id)).one()
-    return {"runs": lambda **kw: list_runs(session, **kw),
-            "history": lambda **kw: list_history(session, site_id, **kw)}
+    return {
+        "runs": lambda **kw: list_runs(session, **kw),
+        "history": lambda **kw: list_history(session, site_id, **kw),
+    }
 
 
 def test_runs_and_history_page_alike(session: Session) -> None:

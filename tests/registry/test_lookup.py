@@ -26,8 +26,7 @@ def ids(session: Session, model: type, **where: str) -> list[str]:
     return list(session.scalars(query))
 
 
-def test_an_action_is_what_find_returns_plus_its_document(session: Session,
-                                                          tmp_path: Path) -> None:
+def test_an_action_is_what_find_returns_plus_its_document(session: Session, tmp_path: Path) -> None:
     host = store_fixture(session, "agent-actions/full-shop.json")
     index = ActionIndex.open(tmp_path / "index")
     index.sync(session)
@@ -36,7 +35,8 @@ def test_an_action_is_what_find_returns_plus_its_document(session: Session,
     detail = action_detail(session, result["id"])
     assert detail is not None
     assert {k: v for k, v in detail.items() if k in result} == {
-        k: v for k, v in result.items() if k not in ("score", "explain")}
+        k: v for k, v in result.items() if k not in ("score", "explain")
+    }
     assert detail["name"] == "checkout" and detail["needs_approval"] is True
     assert detail["cost"] == {"amount": 4.5, "currency": "EUR"}
     assert detail["site_name"] == "Kettle & Crumb" and detail["same_origin"] is True
@@ -52,8 +52,10 @@ def test_an_action_stored_before_its_parts_is_answered_the_same(session: Session
     detail = action_detail(session, ident)
     assert detail is not None and detail["needs_approval"] is False
     assert detail["input_schema"] == {"type": "object", "properties": {"sku": {"type": "string"}}}
-    assert detail["source"] == {"url": "https://shop.example/.well-known/agent-actions.json",
-                                "format": "agent-actions"}
+    assert detail["source"] == {
+        "url": "https://shop.example/.well-known/agent-actions.json",
+        "format": "agent-actions",
+    }
     assert action_detail(session, "0" * 24) is None and action_detail(session, "") is None
 
 
@@ -84,15 +86,20 @@ def test_a_site_is_found_as_users_type_it(session: Session) -> None:
 def test_a_site_lists_its_actions_flows_documents_and_last_crawl(session: Session) -> None:
     host = store_fixture(session, "agent-actions/full-shop.json")
     run = start_run(session, kind="crawl", targets=["https://FULL-SHOP.example/", "b.example"])
-    finish_run(session, run, {"sites": 2, "site_errors": {host: ["timeout"]},
-                              "changed_sites": [host]})
+    finish_run(
+        session, run, {"sites": 2, "site_errors": {host: ["timeout"]}, "changed_sites": [host]}
+    )
     start_run(session, kind="crawl", targets=["elsewhere.example"])  # later, not this site
     site = site_detail(session, host)
     assert site is not None
     assert site["name"] == "Kettle & Crumb" and site["origin"] == "https://full-shop.example"
     assert site["version"] == 1 and site["changed_at"].endswith("+00:00")
     assert {a["name"] for a in site["actions"]} == {
-        "search_products", "add_to_cart", "checkout", "cancelOrder"}
+        "search_products",
+        "add_to_cart",
+        "checkout",
+        "cancelOrder",
+    }
     assert set(site["actions"][0]) == {"id", "name", "title", "effect", "method", "endpoint"}
     assert [f["name"] for f in site["flows"]] == ["buy_product"]
     [doc] = site["documents"]
@@ -110,7 +117,8 @@ def test_stats_count_the_store(session: Session) -> None:
     after = stats(session)
     assert after["sites"] - before["sites"] == 3
     assert after["actions"] - before["actions"] == 7 + len(
-        site_detail(session, "petstore-31.example")["actions"])  # type: ignore[index]
+        site_detail(session, "petstore-31.example")["actions"]
+    )  # type: ignore[index]
     assert after["flows"] - before["flows"] == 1
     assert after["documents_by_format"]["agent-actions"] >= 2
     assert after["documents_by_format"]["openapi"] >= 1

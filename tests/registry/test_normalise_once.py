@@ -10,37 +10,43 @@ from tests.helpers.paths import FIXTURES
 
 CASES = FIXTURES / "ai-plugin"
 SITE = "tide-plugin.example"
-PLUGIN = RawDocument(url=f"https://{SITE}/.well-known/ai-plugin.json",
-                     body=(CASES / "tide-plugin.json").read_bytes())
-OPENAPI = RawDocument(url=f"https://{SITE}/openapi.yaml",
-                      body=(CASES / "_openapi.yaml").read_bytes())
+PLUGIN = RawDocument(
+    url=f"https://{SITE}/.well-known/ai-plugin.json", body=(CASES / "tide-plugin.json").read_bytes()
+)
+OPENAPI = RawDocument(
+    url=f"https://{SITE}/openapi.yaml", body=(CASES / "_openapi.yaml").read_bytes()
+)
 
 
 def crawl(*docs: RawDocument, first_pass: bool) -> SiteCrawl:
     passes = {d.url: normalise_alone(d, SITE) for d in docs} if first_pass else {}
-    return SiteCrawl(host=SITE, origin=f"https://{SITE}", documents=list(docs),
-                     first_pass=passes)
+    return SiteCrawl(host=SITE, origin=f"https://{SITE}", documents=list(docs), first_pass=passes)
 
 
 def test_a_first_pass_that_read_nothing_is_the_stored_manifest() -> None:
     first = crawl(OPENAPI, first_pass=True)
     update = normalise_site(first)
     assert update.documents[0].manifest is first.first_pass[OPENAPI.url].manifest
-    assert normalise_site(crawl(OPENAPI, first_pass=False)).documents[0].manifest == \
-        update.documents[0].manifest
+    assert (
+        normalise_site(crawl(OPENAPI, first_pass=False)).documents[0].manifest
+        == update.documents[0].manifest
+    )
 
 
 def test_a_document_that_can_now_read_its_reference_is_normalised_again() -> None:
-    with_pass, without = crawl(PLUGIN, OPENAPI, first_pass=True), crawl(PLUGIN, OPENAPI,
-                                                                       first_pass=False)
+    with_pass, without = (
+        crawl(PLUGIN, OPENAPI, first_pass=True),
+        crawl(PLUGIN, OPENAPI, first_pass=False),
+    )
     assert with_pass.first_pass[PLUGIN.url].asked == [OPENAPI.url]
     plugin, openapi = normalise_site(with_pass).documents
     assert plugin.manifest is not with_pass.first_pass[PLUGIN.url].manifest
     assert len(plugin.manifest.actions) > 1  # the OpenAPI's operations, read this time
     assert openapi.read_by == PLUGIN.url and openapi.manifest.actions == []
     again = normalise_site(without).documents
-    assert [(d.manifest, d.content_hash) for d in again] == \
-        [(d.manifest, d.content_hash) for d in (plugin, openapi)]
+    assert [(d.manifest, d.content_hash) for d in again] == [
+        (d.manifest, d.content_hash) for d in (plugin, openapi)
+    ]
 
 
 def test_a_first_pass_of_other_bytes_is_not_reused() -> None:

@@ -10,29 +10,56 @@ import pytest
 
 from registry.placement import UNKNOWN_ORIGIN, origin_of, place
 
-PAGE = (b'<!doctype html><html><head><script type="application/ld+json">'
-        b'{"@context": "https://schema.org", "@type": "WebSite", "url": "https://page.example/",'
-        b' "potentialAction": {"@type": "SearchAction", "target": "/s?q={q}",'
-        b' "query-input": "required name=q"}}</script></head></html>')
+PAGE = (
+    b'<!doctype html><html><head><script type="application/ld+json">'
+    b'{"@context": "https://schema.org", "@type": "WebSite", "url": "https://page.example/",'
+    b' "potentialAction": {"@type": "SearchAction", "target": "/s?q={q}",'
+    b' "query-input": "required name=q"}}</script></head></html>'
+)
 
 
-@pytest.mark.parametrize("document,site", [
-    ({"schema": "agent-actions/0.1", "site": "shop.example", "actions": []}, "shop.example"),
-    ({"schema": "agent-actions/0.1", "site": "http://shop.example:8080/x"}, "shop.example"),
-    ({"schema": "agent-actions/0.1", "site": {"url": "https://SHOP.example"}}, "shop.example"),
-    ({"schema_version": "v1", "name_for_model": "p", "api": {"url": "https://p.example/o.y"}},
-     "p.example"),
-    ({"openapi": "3.1.0", "info": {}, "paths": {}, "servers": [{"url": "https://api.example/v1"}]},
-     "api.example"),
-    ({"swagger": "2.0", "info": {}, "paths": {}, "host": "old.example"}, "old.example"),
-    ({"linkset": [{"anchor": "https://cat.example/api", "service-desc": []}]}, "cat.example"),
-    ({"name": "Agent", "skills": [], "url": "https://agent.example/a2a"}, "agent.example"),
-    ({"name": "io.x/srv", "remotes": [{"type": "sse", "url": "https://mcp.example/sse"}]},
-     "mcp.example"),
-    ({"@context": "https://schema.org", "@graph": [
-        {"@type": "Product", "url": "https://elsewhere.example/p"},
-        {"@type": "WebSite", "url": "https://site.example/"}]}, "site.example"),
-])
+@pytest.mark.parametrize(
+    "document,site",
+    [
+        ({"schema": "agent-actions/0.1", "site": "shop.example", "actions": []}, "shop.example"),
+        ({"schema": "agent-actions/0.1", "site": "http://shop.example:8080/x"}, "shop.example"),
+        ({"schema": "agent-actions/0.1", "site": {"url": "https://SHOP.example"}}, "shop.example"),
+        (
+            {
+                "schema_version": "v1",
+                "name_for_model": "p",
+                "api": {"url": "https://p.example/o.y"},
+            },
+            "p.example",
+        ),
+        (
+            {
+                "openapi": "3.1.0",
+                "info": {},
+                "paths": {},
+                "servers": [{"url": "https://api.example/v1"}],
+            },
+            "api.example",
+        ),
+        ({"swagger": "2.0", "info": {}, "paths": {}, "host": "old.example"}, "old.example"),
+        ({"linkset": [{"anchor": "https://cat.example/api", "service-desc": []}]}, "cat.example"),
+        ({"name": "Agent", "skills": [], "url": "https://agent.example/a2a"}, "agent.example"),
+        (
+            {"name": "io.x/srv", "remotes": [{"type": "sse", "url": "https://mcp.example/sse"}]},
+            "mcp.example",
+        ),
+        (
+            {
+                "@context": "https://schema.org",
+                "@graph": [
+                    {"@type": "Product", "url": "https://elsewhere.example/p"},
+                    {"@type": "WebSite", "url": "https://site.example/"},
+                ],
+            },
+            "site.example",
+        ),
+    ],
+)
 def test_each_format_names_its_site(document: dict[str, Any], site: str) -> None:
     placed = place(json.dumps(document).encode(), "doc.json")
     assert placed.named and placed.site == site
@@ -69,7 +96,9 @@ def test_hosts_are_a_labels_and_confusable_ones_flagged() -> None:
             origin_of(bad)
 
 
-@pytest.mark.parametrize("origin", ["http://x.example:0", "x.example:00", "https://x.example:65536"])
+@pytest.mark.parametrize(
+    "origin", ["http://x.example:0", "x.example:00", "https://x.example:65536"]
+)
 def test_a_port_outside_1_to_65535_is_no_origin(origin: str) -> None:
     """Issue 25 item 10: ``:0`` was read as the scheme's default port."""
     with pytest.raises(ValueError, match="port that is not a number from 1 to 65535"):

@@ -37,10 +37,17 @@ def problems(act: dict[str, Any], value: Any) -> tuple[str, list[dict[str, str]]
 def test_get_fills_the_url_template(session: Session) -> None:
     search = action(session, "agent-actions/full-shop.json", "search_products")
     call = prepare_call(search, {"q": "loaf tin & scale", "page": 2})
-    assert call == {"method": "GET", "url": "https://full-shop.example/api/products"
-                    "?q=loaf%20tin%20%26%20scale&page=2", "headers": {}, "body": None,
-                    "needs_approval": False, "effect": "read", "cost": None,
-                    "scope": "catalog:read", "auth": "none"}
+    assert call == {
+        "method": "GET",
+        "url": "https://full-shop.example/api/products?q=loaf%20tin%20%26%20scale&page=2",
+        "headers": {},
+        "body": None,
+        "needs_approval": False,
+        "effect": "read",
+        "cost": None,
+        "scope": "catalog:read",
+        "auth": "none",
+    }
 
 
 def test_post_sends_a_json_body(session: Session) -> None:
@@ -55,7 +62,8 @@ def test_post_sends_a_json_body(session: Session) -> None:
 def test_a_form_action_sends_a_form(session: Session) -> None:
     add = action(session, "agent-actions/full-shop.json", "add_to_cart")
     add["input_schema"] = add["input_schema"] | {
-        "x-content-type": "application/x-www-form-urlencoded"}
+        "x-content-type": "application/x-www-form-urlencoded"
+    }
     call = prepare_call(add, {"product_id": "tin 9", "quantity": 2})
     assert call["headers"] == {"Content-Type": "application/x-www-form-urlencoded"}
     assert call["body"] == "product_id=tin+9&quantity=2"
@@ -75,7 +83,8 @@ def test_an_openapi_form_body_is_sent_as_a_form(session: Session) -> None:
     rent = action(session, "openapi/swagger2.yaml", "rent_kite")
     body = rent["input_schema"]["properties"]["body"]
     rent["input_schema"]["properties"]["body"] = body | {
-        "x-content-type": "application/x-www-form-urlencoded"}
+        "x-content-type": "application/x-www-form-urlencoded"
+    }
     call = prepare_call(rent, {"body": {"kite": "k 1", "day": "2024-03-01"}})
     assert call["headers"] == {"Content-Type": "application/x-www-form-urlencoded"}
     assert call["body"] == "kite=k+1&day=2024-03-01"
@@ -85,8 +94,10 @@ def test_every_problem_is_listed_with_its_path(session: Session) -> None:
     search = action(session, "agent-actions/full-shop.json", "search_products")
     code, found = problems(search, {"page": 0, "q": 5})
     assert code == "invalid-input"
-    assert found == [{"path": "$.page", "message": "0 is less than the minimum of 1"},
-                     {"path": "$.q", "message": "5 is not of type 'string'"}]
+    assert found == [
+        {"path": "$.page", "message": "0 is less than the minimum of 1"},
+        {"path": "$.q", "message": "5 is not of type 'string'"},
+    ]
     _, found = problems(search, {})
     assert found == [{"path": "$.q", "message": "'q' is required"}]
 
@@ -109,14 +120,17 @@ def test_delete_fills_its_path_and_needs_approval(session: Session) -> None:
     assert call["method"] == "DELETE" and call["needs_approval"] is True
     assert call["url"] == "https://full-shop.example/api/orders/A%2F7" and call["body"] is None
     cancel["input_schema"] = {"type": "object"}  # nothing required, but the URL needs it
-    assert problems(cancel, {}) == ("invalid-input", [
-        {"path": "$.order_id", "message": "the URL needs a value here"}])
+    assert problems(cancel, {}) == (
+        "invalid-input",
+        [{"path": "$.order_id", "message": "the URL needs a value here"}],
+    )
 
 
 def test_openapi_parameters_go_where_they_say(session: Session) -> None:
     get_pet = action(session, "openapi/petstore-31.json", "getPet")
     assert prepare_call(get_pet, {"petId": "rex"})["url"] == (
-        "https://api.petstore-31.example/v1/pets/rex")
+        "https://api.petstore-31.example/v1/pets/rex"
+    )
     kites = action(session, "openapi/swagger2.yaml", "list_kites")
     call = prepare_call(kites, {"colour": "red", "since": "2024-02-01"})
     assert call["url"] == "https://kites.swagger2.example/api/kites?colour=red&since=2024-02-01"
@@ -125,9 +139,17 @@ def test_openapi_parameters_go_where_they_say(session: Session) -> None:
     rent = action(session, "openapi/swagger2.yaml", "rent_kite")
     call = prepare_call(rent, {"body": {"kite": "k1", "day": "2024-03-01"}})
     assert json.loads(call["body"]) == {"kite": "k1", "day": "2024-03-01"}
-    placed = get_pet | {"input_schema": {"type": "object", "properties": {
-        "petId": {"type": "string", "x-in": "path"}, "key": {"type": "string", "x-in": "header"},
-        "sid": {"type": "string", "x-in": "cookie"}, "body": {"type": "object", "x-in": "body"}}}}
+    placed = get_pet | {
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "petId": {"type": "string", "x-in": "path"},
+                "key": {"type": "string", "x-in": "header"},
+                "sid": {"type": "string", "x-in": "cookie"},
+                "body": {"type": "object", "x-in": "body"},
+            },
+        }
+    }
     call = prepare_call(placed, {"petId": "rex", "key": "k", "sid": "s", "body": {"a": 1}})
     assert call["headers"] == {"key": "k", "Cookie": "sid=s", "Content-Type": "application/json"}
     assert call["body"] == '{"a":1}'
@@ -141,8 +163,9 @@ def test_an_action_without_endpoint_or_usable_schema_is_refused(session: Session
     assert code == "not-callable" and "no endpoint" in found[0]["message"]
     code, _ = problems(search | {"input_schema": {"type": "nonsense"}}, {"q": "x"})
     assert code == "not-callable"
-    code, _ = problems(search | {"input_schema": {"$ref": "https://elsewhere.example/s"}},
-                       {"q": "x"})
+    code, _ = problems(
+        search | {"input_schema": {"$ref": "https://elsewhere.example/s"}}, {"q": "x"}
+    )
     assert code == "not-callable"
 
 
@@ -164,11 +187,18 @@ def test_a_site_pattern_runs_in_linear_time(session: Session) -> None:
     hours of a server thread. Here it is checked (and refused) at once."""
     search = action(session, "agent-actions/full-shop.json", "search_products")
     hostile = "^(a+)+$"
-    search["input_schema"] = {"type": "object", "properties": {
-        "q": {"type": "string", "pattern": hostile},
-        "pattern": {"type": "string"},  # a field named "pattern" is a field, not a keyword
-        "tags": {"type": "object", "patternProperties": {hostile: {"type": "integer"}},
-                 "additionalProperties": False}}}
+    search["input_schema"] = {
+        "type": "object",
+        "properties": {
+            "q": {"type": "string", "pattern": hostile},
+            "pattern": {"type": "string"},  # a field named "pattern" is a field, not a keyword
+            "tags": {
+                "type": "object",
+                "patternProperties": {hostile: {"type": "integer"}},
+                "additionalProperties": False,
+            },
+        },
+    }
     evil = "a" * 40 + "!"
     started = time.perf_counter()
     _, found = problems(search, {"q": evil, "pattern": "x", "tags": {evil: 1, "aaa": "x"}})
@@ -176,11 +206,14 @@ def test_a_site_pattern_runs_in_linear_time(session: Session) -> None:
     assert found == [
         {"path": "$.q", "message": f"{evil!r} does not match {hostile!r}"},
         {"path": "$.tags", "message": f"additional properties are not allowed ({evil!r})"},
-        {"path": "$.tags.aaa", "message": "'x' is not of type 'integer'"}]
+        {"path": "$.tags.aaa", "message": "'x' is not of type 'integer'"},
+    ]
     assert prepare_call(search, {"q": "aaaa", "tags": {"aa": 2}})["method"] == "GET"
     # A pattern RE2 cannot read (a lookahead) is left to the site's server.
-    search["input_schema"] = {"type": "object", "properties": {
-        "q": {"type": "string", "pattern": "^(?=x)x$"}}}
+    search["input_schema"] = {
+        "type": "object",
+        "properties": {"q": {"type": "string", "pattern": "^(?=x)x$"}},
+    }
     assert prepare_call(search, {"q": "y"})["url"].endswith("?q=y")
 
 
@@ -191,19 +224,38 @@ def test_values_cannot_move_the_call_to_another_host(session: Session) -> None:
         code, _ = problems(reserved, {"q": "x", "path": path})
         assert code == "invalid-input"
     assert prepare_call(reserved, {"q": "x", "path": "/a/b"})["url"] == (
-        "https://full-shop.example/a/b?q=x")
+        "https://full-shop.example/a/b?q=x"
+    )
 
 
-@pytest.mark.parametrize(("template", "expected"), [  # RFC 6570 section 1.2's examples
-    ("{var}", "value"), ("{hello}", "Hello%20World%21"), ("{+path}/here", "/foo/bar/here"),
-    ("{#path,x}/here", "#/foo/bar,1024/here"), ("X{.list*}", "X.red.green.blue"),
-    ("{/list*,path:4}", "/red/green/blue/%2Ffoo"), ("{;keys*}", ";semi=%3B;dot=.;comma=%2C"),
-    ("{?x,y,empty}", "?x=1024&y=768&empty="), ("{?keys}", "?keys=semi,%3B,dot,.,comma,%2C"),
-    ("{&list*}", "&list=red&list=green&list=blue"), ("{var:3}", "val"),
-    ("{;x,y,empty}", ";x=1024;y=768;empty"), ("{?undef}", ""), ("{/var,undef}", "/value"),
-])
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [  # RFC 6570 section 1.2's examples
+        ("{var}", "value"),
+        ("{hello}", "Hello%20World%21"),
+        ("{+path}/here", "/foo/bar/here"),
+        ("{#path,x}/here", "#/foo/bar,1024/here"),
+        ("X{.list*}", "X.red.green.blue"),
+        ("{/list*,path:4}", "/red/green/blue/%2Ffoo"),
+        ("{;keys*}", ";semi=%3B;dot=.;comma=%2C"),
+        ("{?x,y,empty}", "?x=1024&y=768&empty="),
+        ("{?keys}", "?keys=semi,%3B,dot,.,comma,%2C"),
+        ("{&list*}", "&list=red&list=green&list=blue"),
+        ("{var:3}", "val"),
+        ("{;x,y,empty}", ";x=1024;y=768;empty"),
+        ("{?undef}", ""),
+        ("{/var,undef}", "/value"),
+    ],
+)
 def test_rfc6570(template: str, expected: str) -> None:
-    values = {"var": "value", "hello": "Hello World!", "path": "/foo/bar", "x": "1024",
-              "y": "768", "empty": "", "list": ["red", "green", "blue"],
-              "keys": {"semi": ";", "dot": ".", "comma": ","}}
+    values = {
+        "var": "value",
+        "hello": "Hello World!",
+        "path": "/foo/bar",
+        "x": "1024",
+        "y": "768",
+        "empty": "",
+        "list": ["red", "green", "blue"],
+        "keys": {"semi": ";", "dot": ".", "comma": ","},
+    }
     assert expand(template, values) == expected

@@ -23,8 +23,14 @@ def test_remove_withdraws_everything_and_records_it(session: Session) -> None:
     promote_site(session, update(manifest("search", "checkout", flows=True)))
     now = utcnow()
     done = remove_site(session, "HTTPS://Shop.Example/", now)  # as a user types it
-    assert (done.host, done.already_removed, done.documents, done.actions, done.flows,
-            done.version) == (HOST, False, 1, 2, 1, 2)
+    assert (
+        done.host,
+        done.already_removed,
+        done.documents,
+        done.actions,
+        done.flows,
+        done.version,
+    ) == (HOST, False, 1, 2, 1, 2)
     assert names(session) == [] and session.scalars(select(FlowRow)).all() == []
     assert session.scalars(select(Document)).all() == []
     site = session.scalars(select(Site)).one()

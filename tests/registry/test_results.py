@@ -30,18 +30,51 @@ OUTPUT = {"type": "object", "properties": {"order_id": {"type": "string"}}}
 def promote_paper(session: Session) -> None:
     """A shop whose checkout costs money, needs an oauth2 grant and says what it returns."""
     url = f"https://{HOST}/.well-known/agent-actions.json"
-    manifest = Manifest(site=HOST, url=url, format="agent-actions", actions=[
-        Action(name="find_paper", title="Find printer paper", effect="read", method="GET",
-               endpoint=f"https://{HOST}/find", auth="none"),
-        Action(name="checkout", title="Check out", effect="spend", method="POST",
-               endpoint=f"https://{HOST}/checkout", auth="oauth2", scope="orders:write",
-               cost={"amount": 3.95, "currency": "EUR"}, output_schema=OUTPUT),
-    ], flows=[Flow(name="buy_paper", title="Buy printer paper", effect="spend", steps=[
-        FlowStep(action="find_paper", title="Pick a ream"), FlowStep(action="checkout")])])
+    manifest = Manifest(
+        site=HOST,
+        url=url,
+        format="agent-actions",
+        actions=[
+            Action(
+                name="find_paper",
+                title="Find printer paper",
+                effect="read",
+                method="GET",
+                endpoint=f"https://{HOST}/find",
+                auth="none",
+            ),
+            Action(
+                name="checkout",
+                title="Check out",
+                effect="spend",
+                method="POST",
+                endpoint=f"https://{HOST}/checkout",
+                auth="oauth2",
+                scope="orders:write",
+                cost={"amount": 3.95, "currency": "EUR"},
+                output_schema=OUTPUT,
+            ),
+        ],
+        flows=[
+            Flow(
+                name="buy_paper",
+                title="Buy printer paper",
+                effect="spend",
+                steps=[
+                    FlowStep(action="find_paper", title="Pick a ream"),
+                    FlowStep(action="checkout"),
+                ],
+            )
+        ],
+    )
     body = manifest.model_dump_json().encode()
     raw = RawDocument(url=url, body=body, content_type="application/json")
-    promote_site(session, SiteUpdate(HOST, f"https://{HOST}",
-                                     [NormalisedDocument(raw, manifest, content_hash(body))]))
+    promote_site(
+        session,
+        SiteUpdate(
+            HOST, f"https://{HOST}", [NormalisedDocument(raw, manifest, content_hash(body))]
+        ),
+    )
 
 
 @pytest.fixture
@@ -72,7 +105,9 @@ def test_a_flow_lists_its_steps_by_title(client: TestClient) -> None:
     [flow] = [r for r in results(client, q="buy printer paper") if r["kind"] == "flow"]
     # the second step has no title of its own: it has its action's
     assert [(s["action"], s["title"]) for s in flow["steps"]] == [
-        ("find_paper", "Pick a ream"), ("checkout", "Check out")]
+        ("find_paper", "Pick a ream"),
+        ("checkout", "Check out"),
+    ]
     assert flow["auth"] == "unknown" and flow["cost"] is None
 
 
@@ -90,12 +125,28 @@ def test_every_payload_is_a_find_result_however_it_was_indexed(session: Session)
 
 
 def test_the_payload_cannot_drop_a_field() -> None:
-    values = {name: None for name in ("id", "kind", "site", "name", "title", "description",
-                                      "effect", "type", "method", "endpoint", "auth", "scope",
-                                      "source")}
+    values = {
+        name: None
+        for name in (
+            "id",
+            "kind",
+            "site",
+            "name",
+            "title",
+            "description",
+            "effect",
+            "type",
+            "method",
+            "endpoint",
+            "auth",
+            "scope",
+            "source",
+        )
+    }
     texts = {"cost": None, "input_schema": None, "output_schema": None}
     assert result_payload(values, texts).endswith(
-        ',"cost":null,"input_schema":{},"output_schema":null}')
+        ',"cost":null,"input_schema":{},"output_schema":null}'
+    )
     with pytest.raises(KeyError, match="scope"):
         result_payload({k: v for k, v in values.items() if k != "scope"}, texts)
     with pytest.raises(KeyError, match="steps"):

@@ -92,15 +92,20 @@ def test_failures_back_off_and_a_good_crawl_resets_them(session: Session) -> Non
 
 
 def test_after_crawl_refuses_an_unknown_outcome_and_ignores_an_unknown_host(
-        session: Session) -> None:
+    session: Session,
+) -> None:
     with pytest.raises(ValueError, match="outcome"):
         after_crawl(session, "x.example", "exploded", B, NOW)  # type: ignore[arg-type]
     assert after_crawl(session, "never-stored.example", "changed", B, NOW) is None
 
 
 def test_due_hosts_most_overdue_first_with_a_limit_and_is_due(session: Session) -> None:
-    for host, ago in (("a.example", 10), ("b.example", 300), ("c.example", -60),
-                      ("d.example", 300)):
+    for host, ago in (
+        ("a.example", 10),
+        ("b.example", 300),
+        ("c.example", -60),
+        ("d.example", 300),
+    ):
         _site(session, host).next_crawl_at = NOW - timedelta(seconds=ago)
     _site(session, "never.example")  # never scheduled (an ingested site): never due
     session.flush()
@@ -125,8 +130,10 @@ def test_a_crawled_site_leaves_the_due_list_until_its_time(session: Session) -> 
     assert row.next_crawl_at is not None and row.next_crawl_at <= later
 
 
-@pytest.mark.skipif(not hasattr(Site, "removed_at"),
-                    reason="Site.removed_at comes with the history work (migration 0008)")
+@pytest.mark.skipif(
+    not hasattr(Site, "removed_at"),
+    reason="Site.removed_at comes with the history work (migration 0008)",
+)
 def test_a_removed_site_is_never_due(session: Session) -> None:
     for host in ("kept.example", "removed.example"):
         _site(session, host).next_crawl_at = NOW - timedelta(hours=1)

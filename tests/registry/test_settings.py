@@ -12,8 +12,9 @@ from tests.helpers.paths import ROOT
 
 
 def test_every_setting_is_in_env_example() -> None:
-    documented = set(re.findall(r"^(ACTIONDEX_[A-Z_]+)=", (ROOT / ".env.example").read_text(),
-                                re.MULTILINE))
+    documented = set(
+        re.findall(r"^(ACTIONDEX_[A-Z_]+)=", (ROOT / ".env.example").read_text(), re.MULTILINE)
+    )
     fields = {f"ACTIONDEX_{name.upper()}" for name in Settings.model_fields}
     assert fields == documented
 

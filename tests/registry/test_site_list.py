@@ -18,8 +18,9 @@ T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site
 
 
 def crawl(session: Session, host: str, now: datetime, title: str = "Search") -> None:
-    promote_manifest(session, host, [{"name": "search", "title": title, "method": "GET",
-                                      "path": "/s{?q}"}], now)
+    promote_manifest(
+        session, host, [{"name": "search", "title": title, "method": "GET", "path": "/s{?q}"}], now
+    )
 
 
 def feed(session: Session, **filters: Any) -> list[dict[str, Any]]:
@@ -73,7 +74,8 @@ def test_a_mirror_resumes_where_it_stopped(session: Session) -> None:
     assert cursor_after([], resume) == resume
     crawl(session, "b.resume.example", T0 + timedelta(seconds=1))
     assert [i["host"] for i in list_sites(session, limit=10, cursor=resume)[0]] == [
-        "b.resume.example"]
+        "b.resume.example"
+    ]
 
 
 def test_filters(session: Session) -> None:
@@ -84,8 +86,7 @@ def test_filters(session: Session) -> None:
     assert len(feed(session, format="agent-actions")) == 2
     assert feed(session, format="openapi") == []
     # updated_since with a zone is compared in UTC; it includes the moment itself.
-    since = (T0 + timedelta(seconds=1)).replace(tzinfo=UTC).astimezone(
-        timezone(timedelta(hours=2)))
+    since = (T0 + timedelta(seconds=1)).replace(tzinfo=UTC).astimezone(timezone(timedelta(hours=2)))
     page, _ = list_sites(session, limit=10, updated_since=since)
     assert [i["host"] for i in page] == ["empty.filter.example"]
 

@@ -57,10 +57,13 @@ def test_changed_content_replaces_the_set_and_keeps_ids(session: Session) -> Non
     assert session.scalars(select(Site)).one().version == 2
 
 
-@pytest.mark.parametrize("code,status", [("http-error", 503), ("timeout", None),
-                                         ("too-large", 200), ("network-error", None)])
-def test_failed_fetch_keeps_the_last_good_version(session: Session, code: str,
-                                                  status: int | None) -> None:
+@pytest.mark.parametrize(
+    "code,status",
+    [("http-error", 503), ("timeout", None), ("too-large", 200), ("network-error", None)],
+)
+def test_failed_fetch_keeps_the_last_good_version(
+    session: Session, code: str, status: int | None
+) -> None:
     promote_site(session, update(manifest("search", "checkout")))
     result = promote_site(session, failure(code, status))
     assert not result.changed and result.errors == [code]
@@ -80,8 +83,12 @@ def test_a_crawl_without_errors_clears_the_last_one(session: Session) -> None:
 
 def test_unparseable_document_keeps_the_last_good_version(session: Session) -> None:
     promote_site(session, update(manifest("search")))
-    broken = Manifest(site=HOST, url=URL, format="unknown", diagnostics=[
-        Diagnostic(code="json-parse-error", severity="error", message="bad JSON")])
+    broken = Manifest(
+        site=HOST,
+        url=URL,
+        format="unknown",
+        diagnostics=[Diagnostic(code="json-parse-error", severity="error", message="bad JSON")],
+    )
     result = promote_site(session, update(broken, body=b"{not json"))
     assert not result.changed and result.errors == ["json-parse-error"]
     assert names(session) == ["search"]
@@ -125,8 +132,7 @@ def test_promotion_is_all_or_nothing(session: Session, monkeypatch: pytest.Monke
 
 
 def test_site_action_limit_cuts_with_a_diagnostic(session: Session) -> None:
-    result = promote_site(session, update(manifest(*[f"a{i}" for i in range(12)])),
-                          max_actions=5)
+    result = promote_site(session, update(manifest(*[f"a{i}" for i in range(12)])), max_actions=5)
     assert result.actions == 5
     diagnostics = session.scalars(select(Document.diagnostics)).one()
     assert [d["code"] for d in diagnostics] == ["too-many-actions"]
@@ -138,8 +144,14 @@ def test_not_found_for_an_unknown_document_writes_nothing(session: Session) -> N
     counter = WriteCounter(session)
     try:
         other = f"https://{HOST}/.well-known/agents.json"
-        promote_site(session, SiteUpdate(HOST, f"https://{HOST}", failures=[
-            FetchFailure(url=other, status=404, code="not-found")]))
+        promote_site(
+            session,
+            SiteUpdate(
+                HOST,
+                f"https://{HOST}",
+                failures=[FetchFailure(url=other, status=404, code="not-found")],
+            ),
+        )
         session.flush()
     finally:
         counter.close()
@@ -149,13 +161,20 @@ def test_not_found_for_an_unknown_document_writes_nothing(session: Session) -> N
 def plugin_crawl(openapi: bytes) -> SiteCrawl:
     fixtures = FIXTURES / "ai-plugin"
     site = "tide-plugin.example"
-    return SiteCrawl(host=site, origin=f"https://{site}", documents=[
-        RawDocument(url=f"https://{site}/.well-known/ai-plugin.json",
-                    body=(fixtures / "tide-plugin.json").read_bytes(),
-                    content_type="application/json"),
-        RawDocument(url=f"https://{site}/openapi.yaml", body=openapi,
-                    content_type="application/yaml"),
-    ])
+    return SiteCrawl(
+        host=site,
+        origin=f"https://{site}",
+        documents=[
+            RawDocument(
+                url=f"https://{site}/.well-known/ai-plugin.json",
+                body=(fixtures / "tide-plugin.json").read_bytes(),
+                content_type="application/json",
+            ),
+            RawDocument(
+                url=f"https://{site}/openapi.yaml", body=openapi, content_type="application/yaml"
+            ),
+        ],
+    )
 
 
 def test_referenced_documents_are_read_once_and_tracked(session: Session) -> None:
@@ -180,6 +199,8 @@ def test_two_sites_may_keep_the_same_cross_host_document(session: Session) -> No
         m = manifest("search").model_copy(update={"site": host, "url": shared})
         body = m.model_dump_json().encode()
         raw = RawDocument(url=shared, body=body, content_type="application/json")
-        promote_site(session, SiteUpdate(host, f"https://{host}",
-                                         [NormalisedDocument(raw, m, content_hash(body))]))
+        promote_site(
+            session,
+            SiteUpdate(host, f"https://{host}", [NormalisedDocument(raw, m, content_hash(body))]),
+        )
     assert len(session.scalars(select(Document).where(Document.url == shared)).all()) == 2

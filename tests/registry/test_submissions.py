@@ -35,12 +35,15 @@ def test_duplicates_collapse_onto_the_open_submission(session: Session) -> None:
     assert len(first.id) >= 22 and first.id.isascii()  # 18 random bytes, URL-safe
 
 
-@pytest.mark.parametrize("url,stored", [
-    ("https://shop.example/admin/reset?token=s3cret#step-2", "https://shop.example/"),
-    ("http://Shop.Example:8080/a/b?c=d", "http://shop.example:8080/"),
-    ("https://shop.example#frag", "https://shop.example/"),
-    ("http://[2001:db8::1]:8443/x?y", "http://[2001:db8::1]:8443/"),
-])
+@pytest.mark.parametrize(
+    "url,stored",
+    [
+        ("https://shop.example/admin/reset?token=s3cret#step-2", "https://shop.example/"),
+        ("http://Shop.Example:8080/a/b?c=d", "http://shop.example:8080/"),
+        ("https://shop.example#frag", "https://shop.example/"),
+        ("http://[2001:db8::1]:8443/x?y", "http://[2001:db8::1]:8443/"),
+    ],
+)
 def test_only_the_site_s_homepage_is_stored(session: Session, url: str, stored: str) -> None:
     """Issue 25 item 8: a path, query or fragment may carry someone's secret; the crawl starts
     at the site's origin anyway (crawler.targets.site_origin), so only that is kept."""
@@ -56,9 +59,17 @@ def test_one_open_submission_per_host_is_a_unique_index(session: Session) -> Non
     settle(session, "shop.example", [], now)  # failed: no actions; closed, off the index
     later, created = submit(session, "https://shop.example/", now)
     assert created and later.id != row.id
-    twin = Submission(id="x" * 24, url="https://shop.example/", host="shop.example",
-                      domain="shop.example", status="crawling", errors=[], actions=[],
-                      attempts=0, created_at=now)
+    twin = Submission(
+        id="x" * 24,
+        url="https://shop.example/",
+        host="shop.example",
+        domain="shop.example",
+        status="crawling",
+        errors=[],
+        actions=[],
+        attempts=0,
+        created_at=now,
+    )
     with pytest.raises(IntegrityError), session.begin_nested():
         session.add(twin)
 
@@ -77,8 +88,11 @@ def test_settle_done_lists_the_actions_found(session: Session) -> None:
     now = utcnow()
     row, _ = submit(session, "https://shop.example/", now)
     mark_crawling(session, ["shop.example"], 1, now)
-    add_site(session, "shop.example", [{"name": "search", "title": "Search"},
-                                       {"name": "buy", "title": "Buy", "effect": "spend"}])
+    add_site(
+        session,
+        "shop.example",
+        [{"name": "search", "title": "Search"}, {"name": "buy", "title": "Buy", "effect": "spend"}],
+    )
     assert settle(session, "shop.example", ["not-modified-noise"], now) == 1
     assert row.status == "done" and row.reason is None and row.finished_at == now
     assert [a["name"] for a in row.actions] == ["buy", "search"]
@@ -86,11 +100,14 @@ def test_settle_done_lists_the_actions_found(session: Session) -> None:
     assert pending_hosts(session, 10) == []
 
 
-@pytest.mark.parametrize("errors,says", [
-    (["robots-disallowed"], "robots.txt on shop.example disallows"),
-    (["timeout", "dns-error", "timeout"], "the site's errors: dns-error, timeout"),
-    ([], "no actions found on shop.example"),
-])
+@pytest.mark.parametrize(
+    "errors,says",
+    [
+        (["robots-disallowed"], "robots.txt on shop.example disallows"),
+        (["timeout", "dns-error", "timeout"], "the site's errors: dns-error, timeout"),
+        ([], "no actions found on shop.example"),
+    ],
+)
 def test_settle_failed_says_why(session: Session, errors: list[str], says: str) -> None:
     now = utcnow()
     row, _ = submit(session, "https://shop.example/", now)
@@ -117,20 +134,29 @@ def test_the_limit_per_client_counts_a_sliding_window(session: Session) -> None:
     limits = Limits(per_client=2, per_domain=0, window=600)
     start, client = utcnow(), client_hash("203.0.113.9", "k")
     submit(session, "https://a.example/", start, client=client, limits=limits)
-    submit(session, "https://b.example/", start + timedelta(seconds=100), client=client,
-           limits=limits)
+    submit(
+        session, "https://b.example/", start + timedelta(seconds=100), client=client, limits=limits
+    )
     # a duplicate creates nothing and counts nothing
-    submit(session, "https://a.example/", start + timedelta(seconds=101), client=client,
-           limits=limits)
+    submit(
+        session, "https://a.example/", start + timedelta(seconds=101), client=client, limits=limits
+    )
     with pytest.raises(Limited) as refused:
-        submit(session, "https://c.example/", start + timedelta(seconds=200), client=client,
-               limits=limits)
+        submit(
+            session,
+            "https://c.example/",
+            start + timedelta(seconds=200),
+            client=client,
+            limits=limits,
+        )
     assert refused.value.code == "rate-limited" and refused.value.retry_after == 400
     other = client_hash("203.0.113.10", "k")
-    submit(session, "https://c.example/", start + timedelta(seconds=200), client=other,
-           limits=limits)
-    submit(session, "https://d.example/", start + timedelta(seconds=601), client=client,
-           limits=limits)  # the first has left the window
+    submit(
+        session, "https://c.example/", start + timedelta(seconds=200), client=other, limits=limits
+    )
+    submit(
+        session, "https://d.example/", start + timedelta(seconds=601), client=client, limits=limits
+    )  # the first has left the window
 
 
 def test_the_limit_per_registrable_domain_spans_its_subdomains(session: Session) -> None:
@@ -139,8 +165,13 @@ def test_the_limit_per_registrable_domain_spans_its_subdomains(session: Session)
     for i, host in enumerate(["a.shop.example.co.uk", "b.shop.example.co.uk"]):
         submit(session, f"https://{host}/", now, client=f"c{i}", limits=limits)
     with pytest.raises(Limited) as refused:
-        submit(session, "https://example.co.uk/", now + timedelta(seconds=15), client="c9",
-               limits=limits)
+        submit(
+            session,
+            "https://example.co.uk/",
+            now + timedelta(seconds=15),
+            client="c9",
+            limits=limits,
+        )
     assert "example.co.uk" in str(refused.value) and refused.value.retry_after == 45
     submit(session, "https://other.co.uk/", now, client="c9", limits=limits)
     submit(session, "https://x.example.co.uk/", now)  # the operator: no limits
@@ -156,12 +187,19 @@ def test_the_queue_is_bounded(session: Session) -> None:
     assert refused.value.code == "queue-full" and refused.value.retry_after > 0
 
 
-@pytest.mark.parametrize("host,domain", [
-    ("a.b.example.co.uk", "example.co.uk"), ("shop.test", "shop.test"),
-    ("user.github.io", "user.github.io"), ("www.user.github.io", "user.github.io"),
-    ("co.uk", "co.uk"), ("203.0.113.7", "203.0.113.7"), ("2001:db8::1", "2001:db8::1"),
-    ("xn--pypal-4ve.test", "xn--pypal-4ve.test"),
-])
+@pytest.mark.parametrize(
+    "host,domain",
+    [
+        ("a.b.example.co.uk", "example.co.uk"),
+        ("shop.test", "shop.test"),
+        ("user.github.io", "user.github.io"),
+        ("www.user.github.io", "user.github.io"),
+        ("co.uk", "co.uk"),
+        ("203.0.113.7", "203.0.113.7"),
+        ("2001:db8::1", "2001:db8::1"),
+        ("xn--pypal-4ve.test", "xn--pypal-4ve.test"),
+    ],
+)
 def test_registrable_domains_follow_the_public_suffix_list(host: str, domain: str) -> None:
     assert registrable_domain(host) == domain
 

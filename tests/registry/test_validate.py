@@ -25,28 +25,50 @@ def test_report_is_the_normalised_manifest_with_hints() -> None:
 
 
 def test_broken_document_is_not_ok() -> None:
-    report = validate_document(RawDocument(url="https://x.example/a.json",
-                                           body=(FILES / "broken.json").read_bytes()))
+    report = validate_document(
+        RawDocument(url="https://x.example/a.json", body=(FILES / "broken.json").read_bytes())
+    )
     assert not report.ok and report.format == "unknown"
     assert codes(report.public()) == {"json-parse-error": "error"}
 
 
 def test_site_report_turns_fetch_failures_into_diagnostics() -> None:
-    good = RawDocument(url="https://penpaper.example/.well-known/agent-actions.json",
-                       body=(FILES / "shop.json").read_bytes())
-    failures = [FetchFailure(url="https://penpaper.example/.well-known/agents.json",
-                             code="robots-disallowed", message="disallowed by robots.txt"),
-                FetchFailure(url="https://penpaper.example/llms.txt", status=404,
-                             code="not-found", message="HTTP 404"),
-                FetchFailure(url="https://penpaper.example/.well-known/ai-plugin.json",
-                             status=503, code="http-error", message="HTTP 503")]
-    crawl = SiteCrawl(host="penpaper.example", origin="https://penpaper.example",
-                      documents=[good], failures=failures)
+    good = RawDocument(
+        url="https://penpaper.example/.well-known/agent-actions.json",
+        body=(FILES / "shop.json").read_bytes(),
+    )
+    failures = [
+        FetchFailure(
+            url="https://penpaper.example/.well-known/agents.json",
+            code="robots-disallowed",
+            message="disallowed by robots.txt",
+        ),
+        FetchFailure(
+            url="https://penpaper.example/llms.txt",
+            status=404,
+            code="not-found",
+            message="HTTP 404",
+        ),
+        FetchFailure(
+            url="https://penpaper.example/.well-known/ai-plugin.json",
+            status=503,
+            code="http-error",
+            message="HTTP 503",
+        ),
+    ]
+    crawl = SiteCrawl(
+        host="penpaper.example",
+        origin="https://penpaper.example",
+        documents=[good],
+        failures=failures,
+    )
     report = validate_site(crawl).public()
     by_url = {d["url"].rsplit("/", 1)[-1]: codes(d) for d in report["documents"]}
-    assert by_url == {"agent-actions.json": {"cross-origin-endpoint": "warning"},
-                      "agents.json": {"robots-disallowed": "warning"},
-                      "ai-plugin.json": {"http-error": "error"}}  # a 404 is just "absent"
+    assert by_url == {
+        "agent-actions.json": {"cross-origin-endpoint": "warning"},
+        "agents.json": {"robots-disallowed": "warning"},
+        "ai-plugin.json": {"http-error": "error"},
+    }  # a 404 is just "absent"
 
 
 def test_site_with_nothing_for_agents_is_an_error() -> None:
@@ -55,6 +77,8 @@ def test_site_with_nothing_for_agents_is_an_error() -> None:
 
 
 def test_registry_validate_is_framework_free() -> None:
-    code = ("import sys, registry.validate; "
-            "sys.exit(bool({'scrapy', 'fastapi', 'twisted'} & set(sys.modules)))")
+    code = (
+        "import sys, registry.validate; "
+        "sys.exit(bool({'scrapy', 'fastapi', 'twisted'} & set(sys.modules)))"
+    )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -25,36 +25,78 @@ SCRIPT = "<script>alert('owned')</script>"
 
 def hostile_site(session: object) -> None:
     # Written with the models directly, past the sanitiser: the page must escape on its own.
-    add_site(session, "evil.example", [  # type: ignore[arg-type]
-        {"name": "steal", "title": f"Steal cookies {SCRIPT}",
-         "description": f"Harmless, really {SCRIPT}", "effect": "send", "method": "POST",
-         "endpoint": "https://evil.example/x?a=\"><img src=x onerror=alert(1)>",
-         "input_schema": {"type": "object", "properties": {
-             "victim": {"type": "string", "description": SCRIPT}}}},
-    ], name=f"Evil {SCRIPT}", description=f"About us {SCRIPT}")
+    add_site(
+        session,
+        "evil.example",
+        [  # type: ignore[arg-type]
+            {
+                "name": "steal",
+                "title": f"Steal cookies {SCRIPT}",
+                "description": f"Harmless, really {SCRIPT}",
+                "effect": "send",
+                "method": "POST",
+                "endpoint": 'https://evil.example/x?a="><img src=x onerror=alert(1)>',
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"victim": {"type": "string", "description": SCRIPT}},
+                },
+            },
+        ],
+        name=f"Evil {SCRIPT}",
+        description=f"About us {SCRIPT}",
+    )
 
 
 def bakery(session: object) -> None:
     """An action whose input has every kind of form field: required, integer, enum, boolean,
     an object (typed as JSON), and a cost."""
-    add_site(session, "bakery.example", [  # type: ignore[arg-type]
-        {"name": "order_cake", "title": "Order a cake", "effect": "spend", "method": "POST",
-         "cost": {"amount": 12.5, "currency": "EUR"}, "scope": "orders:write",
-         "input_schema": {"type": "object", "required": ["size"], "properties": {
-             "size": {"type": "integer", "minimum": 1, "maximum": 5,
-                      "description": "How many people it feeds, in tens"},
-             "flavour": {"type": "string", "enum": ["lemon", "chocolate"]},
-             "gift": {"type": "boolean"},
-             "address": {"type": "object", "properties": {"city": {"type": "string"}}}}}},
-    ], name="Bakery")
+    add_site(
+        session,
+        "bakery.example",
+        [  # type: ignore[arg-type]
+            {
+                "name": "order_cake",
+                "title": "Order a cake",
+                "effect": "spend",
+                "method": "POST",
+                "cost": {"amount": 12.5, "currency": "EUR"},
+                "scope": "orders:write",
+                "input_schema": {
+                    "type": "object",
+                    "required": ["size"],
+                    "properties": {
+                        "size": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 5,
+                            "description": "How many people it feeds, in tens",
+                        },
+                        "flavour": {"type": "string", "enum": ["lemon", "chocolate"]},
+                        "gift": {"type": "boolean"},
+                        "address": {"type": "object", "properties": {"city": {"type": "string"}}},
+                    },
+                },
+            },
+        ],
+        name="Bakery",
+    )
     run = start_run(session, "crawl", ["https://bakery.example/"])  # type: ignore[arg-type]
-    finish_run(session, run, {"sites": 1, "site_errors": {  # type: ignore[arg-type]
-        "bakery.example": ["robots-unavailable"]}})
+    finish_run(
+        session,
+        run,
+        {
+            "sites": 1,
+            "site_errors": {  # type: ignore[arg-type]
+                "bakery.example": ["robots-unavailable"]
+            },
+        },
+    )
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-          ) -> Iterator[tuple[Engine, ActionIndex, Path]]:
+def store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, ActionIndex, Path]]:
     """A migrated store holding the three sites, committed, and its index."""
     folder = tmp_path_factory.mktemp("web")
     if request.param == "sqlite":

@@ -12,8 +12,16 @@ from registry.model.schemas import stable_id
 
 CAKE = stable_id("bakery.example", "agent-actions", "order_cake")
 PURCHASE = stable_id("shop.example", "agent-actions", "flow:purchase")
-PAGES = ["/", "/?q=search", "/?q=", "/validator", f"/view/actions/{CAKE}",
-         f"/view/flows/{PURCHASE}", "/view/sites/shop.example", "/view/actions/nope"]
+PAGES = [
+    "/",
+    "/?q=search",
+    "/?q=",
+    "/validator",
+    f"/view/actions/{CAKE}",
+    f"/view/flows/{PURCHASE}",
+    "/view/sites/shop.example",
+    "/view/actions/nope",
+]
 
 
 class _Outline(HTMLParser):

@@ -24,8 +24,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 BROKEN = FIXTURES / "web" / "broken-agent-actions.json"
 
 if not CHROMIUM.exists() and not os.environ.get("CI"):
-    pytest.skip(f"{CHROMIUM} is absent: `make browser` installs Debian's chromium",
-                allow_module_level=True)
+    pytest.skip(
+        f"{CHROMIUM} is absent: `make browser` installs Debian's chromium", allow_module_level=True
+    )
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 pytestmark = pytest.mark.timeout(300)
 
@@ -70,8 +71,9 @@ class Shots:
 
 @pytest.fixture
 def page(browser: object, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[object]:
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 1100,
-                                                                      "height": 800})
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1100, "height": 800}
+    )
     opened = context.new_page()
     opened.shots = Shots(opened, tmp_path / "screenshots" / request.node.name)
     yield opened
@@ -155,20 +157,28 @@ def test_the_keyboard_reaches_the_search_box_and_the_results(page: object, base:
     assert "/view/" in page.url
 
 
-@pytest.mark.parametrize("path,rendered", [
-    ("/docs", ".opblock-summary-path"),  # an operation of Swagger UI
-    ("/redoc", "[data-section-id^='operation/']"),  # an operation of Redoc
-])
-def test_the_api_docs_render_under_their_csp(browser: object, base: str, tmp_path: Path,
-                                             path: str, rendered: str) -> None:
+@pytest.mark.parametrize(
+    "path,rendered",
+    [
+        ("/docs", ".opblock-summary-path"),  # an operation of Swagger UI
+        ("/redoc", "[data-section-id^='operation/']"),  # an operation of Redoc
+    ],
+)
+def test_the_api_docs_render_under_their_csp(
+    browser: object, base: str, tmp_path: Path, path: str, rendered: str
+) -> None:
     """/docs and /redoc send a Content-Security-Policy and X-Frame-Options (issue 25 item
     10): both still render, from this server's files only, with no CSP violation."""
     context = browser.new_context(viewport={"width": 1100, "height": 800})  # scripts on
     opened = context.new_page()
     shots = Shots(opened, tmp_path / "screenshots" / path.strip("/"))
     outside: list[str] = []
-    opened.on("requestfinished", lambda r: r.url.startswith(base) or r.url.startswith(
-        ("data:", "blob:")) or outside.append(r.url))
+    opened.on(
+        "requestfinished",
+        lambda r: (
+            r.url.startswith(base) or r.url.startswith(("data:", "blob:")) or outside.append(r.url)
+        ),
+    )
     answer = opened.goto(base + path)
     assert "content-security-policy" in answer.headers
     opened.wait_for_selector(rendered, timeout=30_000)

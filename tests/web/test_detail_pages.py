@@ -30,8 +30,8 @@ def test_an_action_page_shows_the_action_and_its_input_as_a_table(client: TestCl
     assert "<h1>Order a cake</h1>" in html and "spends money: needs your approval" in html
     assert "<dd>POST</dd>" in html and "https://bakery.example/api/order_cake" in html
     assert "12.5 EUR" in html and "orders:write" in html
-    row = html[html.index("<code>size</code>"):]
-    row = row[:row.index("</tr>")]
+    row = html[html.index("<code>size</code>") :]
+    row = row[: row.index("</tr>")]
     assert "<td>integer</td>" in row and "<td>yes</td>" in row
     assert "How many people it feeds" in row and "minimum: 1" in row and "maximum: 5" in row
     assert "<code>address.city</code>" in html  # nested fields as dotted paths
@@ -51,8 +51,10 @@ def test_the_prepare_form_has_a_labelled_field_per_input(client: TestClient) -> 
 
 def test_the_preview_shows_the_planned_request_and_sends_nothing(client: TestClient) -> None:
     form = {"size": "2", "flavour": "lemon", "gift": "true", "address": '{"city": "Gent"}'}
-    api = client.post(f"/actions/{CAKE}/prepare", json={"input": {
-        "size": 2, "flavour": "lemon", "gift": True, "address": {"city": "Gent"}}})
+    api = client.post(
+        f"/actions/{CAKE}/prepare",
+        json={"input": {"size": 2, "flavour": "lemon", "gift": True, "address": {"city": "Gent"}}},
+    )
     response = client.post(f"/view/actions/{CAKE}/prepare", data=form)
     assert response.status_code == 200
     html = response.text.replace("&#34;", '"')
@@ -104,8 +106,13 @@ def test_a_site_page_lists_actions_flows_documents_and_diagnostics(client: TestC
 
 
 def test_unknown_ids_and_hosts_are_an_html_404(client: TestClient) -> None:
-    for url in ("/view/actions/nope", f"/view/actions/{'a' * 400}", "/view/flows/nope",
-                "/view/sites/nowhere.example", f"/view/sites/{'a' * 400}.example"):
+    for url in (
+        "/view/actions/nope",
+        f"/view/actions/{'a' * 400}",
+        "/view/flows/nope",
+        "/view/sites/nowhere.example",
+        f"/view/sites/{'a' * 400}.example",
+    ):
         response = client.get(url)
         assert response.status_code == 404, url
         assert response.headers["content-type"].startswith("text/html")
@@ -124,8 +131,9 @@ def test_a_hostile_site_reaches_its_pages_as_text(client: TestClient) -> None:
 
 
 def test_a_store_that_does_not_answer_is_a_503_page(tmp_path: Path) -> None:
-    away = make_engine(Settings(data_dir=tmp_path,
-                                database_url="postgresql://postgres@127.0.0.1:1/none"))
+    away = make_engine(
+        Settings(data_dir=tmp_path, database_url="postgresql://postgres@127.0.0.1:1/none")
+    )
     app = create_app(Settings(data_dir=tmp_path), engine=away)
     with TestClient(app, raise_server_exceptions=False) as client:
         for url in (f"/view/actions/{CART}", "/view/sites/shop.example"):

@@ -32,7 +32,8 @@ def test_every_page_carries_a_strict_content_security_policy(client: TestClient)
 
 
 def test_results_show_site_action_effect_method_endpoint_inputs_and_cost(
-        client: TestClient) -> None:
+    client: TestClient,
+) -> None:
     html = client.get("/?q=add+to+cart").text
     assert 'href="/view/sites/shop.example"' in html
     assert "<code>add_to_cart</code>" in html
@@ -60,8 +61,13 @@ def test_an_effect_filter_keeps_only_that_effect(client: TestClient) -> None:
 
 
 def test_a_query_find_refuses_is_explained_on_the_page_with_422(client: TestClient) -> None:
-    for params in ({"q": ""}, {"q": "x " * 520}, {"q": "x", "effect": "maybe"},
-                   {"q": "x", "site": "not a host!"}, {"q": "x", "offset": "9999"}):
+    for params in (
+        {"q": ""},
+        {"q": "x " * 520},
+        {"q": "x", "effect": "maybe"},
+        {"q": "x", "site": "not a host!"},
+        {"q": "x", "offset": "9999"},
+    ):
         page = client.get("/", params=params)
         api = client.get("/find", params=params)
         assert page.status_code == api.status_code == 422, params
@@ -70,8 +76,7 @@ def test_a_query_find_refuses_is_explained_on_the_page_with_422(client: TestClie
         assert 'role="alert"' in page.text
 
 
-def test_a_long_request_is_searched_and_the_page_says_it_was_shortened(
-        client: TestClient) -> None:
+def test_a_long_request_is_searched_and_the_page_says_it_was_shortened(client: TestClient) -> None:
     html = client.get("/", params={"q": LONG_REQUEST}).text
     assert 'id="shortened"' in html and "searched by its 32 rarest words" in html
     assert 'id="shortened"' not in client.get("/?q=add+to+cart").text
@@ -119,7 +124,7 @@ def test_further_pages_are_links(client: TestClient) -> None:
     html = client.get("/?q=search").text
     assert "More results" not in html and "Earlier" not in html  # less than a page
     later = client.get("/?q=search&offset=10").text
-    assert later.count("<li class=\"result\">") == 0
+    assert later.count('<li class="result">') == 0
     assert '<a href="/?q=search">Earlier results</a>' in later
 
 

@@ -62,8 +62,9 @@ def test_the_pasted_manifest_comes_back_as_text(client: TestClient) -> None:
 
 def test_the_origin_places_the_manifest(client: TestClient) -> None:
     manifest = '{"schema": "agent-actions/0.1", "actions": [{"name": "ping", "path": "/p"}]}'
-    html = client.post("/validator", data={"manifest": manifest,
-                                           "origin": "https://ping.example"}).text
+    html = client.post(
+        "/validator", data={"manifest": manifest, "origin": "https://ping.example"}
+    ).text
     assert "https://ping.example/p" in html
     bad = client.post("/validator", data={"manifest": manifest, "origin": "ftp://x"})
     assert bad.status_code == 422 and 'role="alert"' in bad.text

@@ -53,21 +53,55 @@ def names(index: ActionIndex, q: str, **kw: Any) -> list[str]:
 def promote_shop(session: Session) -> None:
     """A shop stored the way crawls store it: promote_site fills the actions' index parts."""
     url = "https://parts.example/.well-known/agent-actions.json"
-    manifest = Manifest(site="parts.example", url=url, format="agent-actions",
-                        site_name="PaperWorld", site_description="Office supplies", actions=[
-        Action(name="searchProducts", title="Search the catalogue", type="SearchAction",
-               effect="read", method="GET", endpoint="https://parts.example/search",
-               description="Find printer paper and toner.",
-               input_schema={"type": "object", "properties": {
-                   "q": {"type": "string", "description": "words to look for"}}}),
-        Action(name="checkout", title="Checkout", effect="spend", method="POST", auth="oauth2",
-               endpoint="https://pay.example.net/checkout", same_origin=False),
-    ], flows=[Flow(name="buy", title="Buy a product", effect="spend",
-                   steps=[FlowStep(action="searchProducts"), FlowStep(action="checkout")])])
+    manifest = Manifest(
+        site="parts.example",
+        url=url,
+        format="agent-actions",
+        site_name="PaperWorld",
+        site_description="Office supplies",
+        actions=[
+            Action(
+                name="searchProducts",
+                title="Search the catalogue",
+                type="SearchAction",
+                effect="read",
+                method="GET",
+                endpoint="https://parts.example/search",
+                description="Find printer paper and toner.",
+                input_schema={
+                    "type": "object",
+                    "properties": {"q": {"type": "string", "description": "words to look for"}},
+                },
+            ),
+            Action(
+                name="checkout",
+                title="Checkout",
+                effect="spend",
+                method="POST",
+                auth="oauth2",
+                endpoint="https://pay.example.net/checkout",
+                same_origin=False,
+            ),
+        ],
+        flows=[
+            Flow(
+                name="buy",
+                title="Buy a product",
+                effect="spend",
+                steps=[FlowStep(action="searchProducts"), FlowStep(action="checkout")],
+            )
+        ],
+    )
     body = manifest.model_dump_json().encode()
     raw = RawDocument(url=url, body=body, content_type="application/json")
-    promote_site(session, SiteUpdate("parts.example", "https://parts.example",
-                                     [NormalisedDocument(raw, manifest, content_hash(body))]))
+    promote_site(
+        session,
+        SiteUpdate(
+            "parts.example",
+            "https://parts.example",
+            [NormalisedDocument(raw, manifest, content_hash(body))],
+        ),
+    )
 
 
 def test_stored_index_parts_make_the_documents_a_build_would(session: Session) -> None:
@@ -75,8 +109,9 @@ def test_stored_index_parts_make_the_documents_a_build_would(session: Session) -
     stored = documents(session, "parts.example")
     assert len(stored) == 3 and "buy a product" in stored[-1]["all"].lower()  # flow title
     # Parts stored under another version are not used: the build works them out again.
-    session.execute(update(ActionRow).values(index_version=INDEX_VERSION - 1,
-                                             index_text="stale", payload="{}"))
+    session.execute(
+        update(ActionRow).values(index_version=INDEX_VERSION - 1, index_text="stale", payload="{}")
+    )
     assert documents(session, "parts.example") == stored
 
 
@@ -98,7 +133,8 @@ def test_stored_only_fields_have_no_terms(index: ActionIndex) -> None:
     [hit] = search(index, FindQuery(q="add to cart", limit=1)).hits
     assert (hit.key, hit.site) == ("add_to_cart", "shop.example")
     assert [s for h in search(index, FindQuery(q="buy a product")).hits for s in h.steps][:1] == [
-        "searchProducts"]
+        "searchProducts"
+    ]
 
 
 def test_open_creates_an_empty_generation(tmp_path: Path) -> None:
@@ -130,7 +166,8 @@ def test_stemming_types_and_synonyms(index: ActionIndex) -> None:
     # type word "buy" from BuyAction; the flow holding checkout ranks first and folds it in
     results = found(index, "buying")
     assert "checkout" in {r.name for r in results} | {
-        s.action for r in results for s in r.steps or []}
+        s.action for r in results for s in r.steps or []
+    }
 
 
 def test_flows_are_results_with_steps(index: ActionIndex) -> None:
@@ -143,12 +180,10 @@ def test_flows_are_results_with_steps(index: ActionIndex) -> None:
 
 
 def test_effect_and_site_filters(index: ActionIndex) -> None:
-    assert {r.effect for r in found(index, "search subscribe delete", effect=["read"])} \
-        == {"read"}
+    assert {r.effect for r in found(index, "search subscribe delete", effect=["read"])} == {"read"}
     both = found(index, "search subscribe delete account", effect=["send", "delete"])
     assert {r.name for r in both} == {"subscribe", "delete_account"}
-    assert {r.site for r in found(index, "search", site=["news.example"])} \
-        == {"news.example"}
+    assert {r.site for r in found(index, "search", site=["news.example"])} == {"news.example"}
     assert found(index, "search", site=["nowhere.example"]) == []
 
 
@@ -280,10 +315,37 @@ def test_an_index_of_another_schema_version_is_replaced(
 
 
 HOSTILE = [
-    '"', '"unbalanced', "site:shop.example", "effect:read OR", "(", "((cart", ")", "[1 TO",
-    "*", "cart*", "?", "~2", "^3", "+-!", "\\", "\x00", "cart\x00cart", "a" * 1000,
-    " ".join(["cart"] * 500), "‮evil", "🛒 cart", "AND OR NOT", "", "   ", "'; DROP TABLE",
-    "{}", "title:", ":", "/regex/", "`", "add_to_cart:*",
+    '"',
+    '"unbalanced',
+    "site:shop.example",
+    "effect:read OR",
+    "(",
+    "((cart",
+    ")",
+    "[1 TO",
+    "*",
+    "cart*",
+    "?",
+    "~2",
+    "^3",
+    "+-!",
+    "\\",
+    "\x00",
+    "cart\x00cart",
+    "a" * 1000,
+    " ".join(["cart"] * 500),
+    "‮evil",
+    "🛒 cart",
+    "AND OR NOT",
+    "",
+    "   ",
+    "'; DROP TABLE",
+    "{}",
+    "title:",
+    ":",
+    "/regex/",
+    "`",
+    "add_to_cart:*",
 ]
 
 
@@ -300,9 +362,7 @@ def test_hostile_queries_never_raise(index: ActionIndex, q: str) -> None:
     assert find(index, query).query == q.strip(SPACE)
 
 
-def test_concurrent_readers_during_syncs_and_rebuilds(
-    session: Session, index: ActionIndex
-) -> None:
+def test_concurrent_readers_during_syncs_and_rebuilds(session: Session, index: ActionIndex) -> None:
     errors: list[BaseException] = []
     stop = threading.Event()
 

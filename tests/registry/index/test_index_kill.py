@@ -25,26 +25,37 @@ WORDS = ["book", "table", "flight", "paper", "order", "track", "parcel", "hotel"
 
 def _manifests(folder: Path) -> None:
     for s in range(SITES):
-        actions = [{"name": f"{WORDS[i % 10]}_{WORDS[(i + s) % 10]}_{i}",
-                    "title": f"{WORDS[i % 10].title()} a {WORDS[(i * 3 + s) % 10]} {i}",
-                    "description": " ".join(WORDS[(i + k) % 10] for k in range(12)),
-                    "method": "GET", "path": f"/api/{i}"} for i in range(ACTIONS)]
+        actions = [
+            {
+                "name": f"{WORDS[i % 10]}_{WORDS[(i + s) % 10]}_{i}",
+                "title": f"{WORDS[i % 10].title()} a {WORDS[(i * 3 + s) % 10]} {i}",
+                "description": " ".join(WORDS[(i + k) % 10] for k in range(12)),
+                "method": "GET",
+                "path": f"/api/{i}",
+            }
+            for i in range(ACTIONS)
+        ]
         site = folder / f"site{s}.test"
         site.mkdir(parents=True)
-        (site / "agent-actions.json").write_text(json.dumps({
-            "schema": "agent-actions/0.1", "site": {"name": f"Site {s}",
-                                                   "url": f"https://site{s}.test"},
-            "actions": actions}))
+        (site / "agent-actions.json").write_text(
+            json.dumps(
+                {
+                    "schema": "agent-actions/0.1",
+                    "site": {"name": f"Site {s}", "url": f"https://site{s}.test"},
+                    "actions": actions,
+                }
+            )
+        )
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([*AX, *args], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [*AX, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 def _run(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run([*AX, *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([*AX, *args], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
 

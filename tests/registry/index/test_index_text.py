@@ -26,19 +26,43 @@ from tests.helpers.stores import documents
 HOST = "meals.example"
 WORD = "zanzibarite"  # said only past char 320 of description_for_model
 FILLER = "Plans dinners for the week from what is in the fridge and the pantry. " * 6
-OPENAPI = {"openapi": "3.1.0", "info": {"title": "Meals API"}, "paths": {"/plan": {"get": {
-    "operationId": "getPlan", "summary": "Get a plan", "description": "A week of dinners."}}}}
+OPENAPI = {
+    "openapi": "3.1.0",
+    "info": {"title": "Meals API"},
+    "paths": {
+        "/plan": {
+            "get": {
+                "operationId": "getPlan",
+                "summary": "Get a plan",
+                "description": "A week of dinners.",
+            }
+        }
+    },
+}
 
 
 def store_plugin(session: Session, model: str, human: str = "Meal plans.") -> None:
-    plugin = {"schema_version": "v1", "name_for_model": "meals", "name_for_human": "Meals",
-              "description_for_model": model, "description_for_human": human,
-              "auth": {"type": "none"},
-              "api": {"type": "openapi", "url": f"https://{HOST}/openapi.json"}}
-    docs = [RawDocument(url=f"https://{HOST}/.well-known/ai-plugin.json",
-                        body=json.dumps(plugin).encode(), content_type="application/json"),
-            RawDocument(url=f"https://{HOST}/openapi.json", body=json.dumps(OPENAPI).encode(),
-                        content_type="application/json")]
+    plugin = {
+        "schema_version": "v1",
+        "name_for_model": "meals",
+        "name_for_human": "Meals",
+        "description_for_model": model,
+        "description_for_human": human,
+        "auth": {"type": "none"},
+        "api": {"type": "openapi", "url": f"https://{HOST}/openapi.json"},
+    }
+    docs = [
+        RawDocument(
+            url=f"https://{HOST}/.well-known/ai-plugin.json",
+            body=json.dumps(plugin).encode(),
+            content_type="application/json",
+        ),
+        RawDocument(
+            url=f"https://{HOST}/openapi.json",
+            body=json.dumps(OPENAPI).encode(),
+            content_type="application/json",
+        ),
+    ]
     update_ = normalise_site(SiteCrawl(host=HOST, origin=f"https://{HOST}", documents=docs))
     promote_site(session, update_)
 
@@ -76,8 +100,10 @@ def test_stored_parts_and_parts_worked_out_at_build_time_agree(session: Session)
 def test_markup_and_invisible_characters_never_reach_the_index(
     session: Session, tmp_path: Path
 ) -> None:
-    model = (f"{FILLER} <script>stealcookies()</script> <b>bold</b> zero\u200bwidth "
-             f"\u202ereversed\u202c &lt;em&gt;emphasis&lt;/em&gt; {WORD}")
+    model = (
+        f"{FILLER} <script>stealcookies()</script> <b>bold</b> zero\u200bwidth "
+        f"\u202ereversed\u202c &lt;em&gt;emphasis&lt;/em&gt; {WORD}"
+    )
     store_plugin(session, model)
     searcher = indexed(session, tmp_path).searcher()
 
@@ -110,13 +136,20 @@ def test_a_long_about_adds_only_its_start_to_the_vectors() -> None:
 def test_an_actions_own_long_description_is_found_past_the_cap(
     session: Session, tmp_path: Path
 ) -> None:
-    tool = {"name": "plan", "description": f"{FILLER} Knows {WORD} recipes.",
-            "inputSchema": {"type": "object"}}
+    tool = {
+        "name": "plan",
+        "description": f"{FILLER} Knows {WORD} recipes.",
+        "inputSchema": {"type": "object"},
+    }
     card = {"name": "meals", "description": "Meal plans.", "tools": [tool]}
-    doc = RawDocument(url=f"https://{HOST}/.well-known/mcp.json",
-                      body=json.dumps(card).encode(), content_type="application/json")
-    promote_site(session, normalise_site(SiteCrawl(host=HOST, origin=f"https://{HOST}",
-                                                   documents=[doc])))
+    doc = RawDocument(
+        url=f"https://{HOST}/.well-known/mcp.json",
+        body=json.dumps(card).encode(),
+        content_type="application/json",
+    )
+    promote_site(
+        session, normalise_site(SiteCrawl(host=HOST, origin=f"https://{HOST}", documents=[doc]))
+    )
     [result] = find(indexed(session, tmp_path), FindQuery(q=f"{WORD} recipes")).results
     assert (result.name, len(result.description or "")) == ("plan", DESCRIPTION_MAX)
     assert WORD not in result.model_dump_json()

@@ -82,9 +82,7 @@ def test_an_index_without_a_watermark_syncs_once_the_old_way(
     assert index.sync(session).sites_read == 0
 
 
-def test_a_store_behind_the_watermark_is_read_in_full(
-    session: Session, index: ActionIndex
-) -> None:
+def test_a_store_behind_the_watermark_is_read_in_full(session: Session, index: ActionIndex) -> None:
     """The index was built from another (or a restored) store: its numbers mean nothing."""
     folder = (index.root / "current").resolve()
     write_state(folder, read_state(folder) | {"watermark": 10**12})

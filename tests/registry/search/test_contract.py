@@ -24,9 +24,27 @@ from tests.helpers.api import error, find_client
 
 WORDS = " ".join(["cart"] * 200)  # many words, no bound on them: only on characters
 # Strings where Python's idea of space, JSON Schema's (ECMA-262) and the limits part ways.
-EDGES = ["cart", " cart ", "", " ", "\t\n", "\x1c", "cart\x1c", "\u3000", "\ufeff", "\x85",
-         "x" * MAX_QUERY_CHARS, "x" * (MAX_QUERY_CHARS + 1), WORDS, WORDS + " cart",
-         WORDS + "\u3000cart", WORDS + "\x1ccart", "cart\n", "\x00", "a\u00a0b"]
+EDGES = [
+    "cart",
+    " cart ",
+    "",
+    " ",
+    "\t\n",
+    "\x1c",
+    "cart\x1c",
+    "\u3000",
+    "\ufeff",
+    "\x85",
+    "x" * MAX_QUERY_CHARS,
+    "x" * (MAX_QUERY_CHARS + 1),
+    WORDS,
+    WORDS + " cart",
+    WORDS + "\u3000cart",
+    WORDS + "\x1ccart",
+    "cart\n",
+    "\x00",
+    "a\u00a0b",
+]
 
 
 def accepted(q: str) -> bool:
@@ -52,12 +70,21 @@ def test_an_ecma_regex_engine_reads_the_schema_the_same_way(q: str) -> None:
     assert jsonschema_rs.validator_for(schema).is_valid(q) == accepted(q)
 
 
-@pytest.mark.parametrize(("pattern", "good", "bad"), [
-    (HOST_PATTERN, ["shop.example", "NEWS.example", "localhost:8080"],
-     ["shop.example/x", "-bad", "shop.example\n", " shop.example"]),
-    (TOKEN_PATTERN, ["SearchAction", "https://schema.org/BuyAction", "POST"],
-     ["two words", "", "x" * 101, "POST\n"]),
-])
+@pytest.mark.parametrize(
+    ("pattern", "good", "bad"),
+    [
+        (
+            HOST_PATTERN,
+            ["shop.example", "NEWS.example", "localhost:8080"],
+            ["shop.example/x", "-bad", "shop.example\n", " shop.example"],
+        ),
+        (
+            TOKEN_PATTERN,
+            ["SearchAction", "https://schema.org/BuyAction", "POST"],
+            ["two words", "", "x" * 101, "POST\n"],
+        ),
+    ],
+)
 def test_host_and_token_patterns(pattern: str, good: list[str], bad: list[str]) -> None:
     field = "site" if pattern == HOST_PATTERN else "type"
     for value in good:
@@ -68,10 +95,20 @@ def test_host_and_token_patterns(pattern: str, good: list[str], bad: list[str]) 
     assert FindQuery(q="x", site=["NEWS.example"]).site == ["news.example"]
 
 
-@pytest.mark.parametrize("bad", [{"limit": MAX_LIMIT + 1}, {"limit": 0}, {"offset": 201},
-                                 {"per_site": 0}, {"per_site": 51}, {"origin": "both"},
-                                 {"effect": ["READ"]}, {"auth": ["password"]},
-                                 {"site": ["a.example"] * 21}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"limit": MAX_LIMIT + 1},
+        {"limit": 0},
+        {"offset": 201},
+        {"per_site": 0},
+        {"per_site": 51},
+        {"origin": "both"},
+        {"effect": ["READ"]},
+        {"auth": ["password"]},
+        {"site": ["a.example"] * 21},
+    ],
+)
 def test_one_set_of_bounds(bad: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         FindQuery(q="x", **bad)

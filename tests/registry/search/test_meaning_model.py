@@ -32,6 +32,7 @@ SENTENCE = "I need to buy some printer paper for the office today"
 def use(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
     """Switch the model by its environment variable, as a deployment does (this process's
     settings are read again; the subprocesses of ``actiondex`` inherit it)."""
+
     def switch(name: str) -> None:
         monkeypatch.setenv("ACTIONDEX_MEANING_MODEL", name)
         get_settings.cache_clear()
@@ -58,22 +59,42 @@ def test_the_setting_picks_the_model(use: Callable[[str], None]) -> None:
     # A wordllama vector is another length: never compared, whatever its bytes say.
     assert vectors.similarities(bake, [small, None]).tolist() == [0.0, 0.0]
     assert vectors.similarities(shoes, [large])[0] == pytest.approx(
-        float(shoes @ vectors.query(text)), abs=0.2)
+        float(shoes @ vectors.query(text)), abs=0.2
+    )
 
 
 def test_an_index_of_the_other_model_is_not_reranked(
-    session: Session, tmp_path: Path, use: Callable[[str], None],
+    session: Session,
+    tmp_path: Path,
+    use: Callable[[str], None],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    add_site(session, "paper.example", [
-        {"name": "find_paper", "title": "Find paper", "description": "Printer paper by the ream"},
-        {"name": "buy_toner", "title": "Buy toner", "description": "Toner for the office printer"},
-    ], name="Paper")
+    add_site(
+        session,
+        "paper.example",
+        [
+            {
+                "name": "find_paper",
+                "title": "Find paper",
+                "description": "Printer paper by the ream",
+            },
+            {
+                "name": "buy_toner",
+                "title": "Buy toner",
+                "description": "Toner for the office printer",
+            },
+        ],
+        name="Paper",
+    )
     index = ActionIndex.open(tmp_path / "index")
     index.sync(session)  # under wordllama: 32-byte vectors
     searcher = index.searcher()
-    found = searcher.search(search_plan.build_query(search_plan.term_parts(
-        {"printer": 1.0, "paper": 1.0}), FindQuery(q="x")), 10).hits
+    found = searcher.search(
+        search_plan.build_query(
+            search_plan.term_parts({"printer": 1.0, "paper": 1.0}), FindQuery(q="x")
+        ),
+        10,
+    ).hits
     assert len(found) == 2 and meaning.by_meaning(searcher, SENTENCE, found)[1]
 
     def never(text: str) -> np.ndarray:
@@ -89,16 +110,30 @@ def test_e5_cosines_are_scaled_over_the_candidates(
     session: Session, tmp_path: Path, use: Callable[[str], None]
 ) -> None:
     use("e5")
-    add_site(session, "paper.example", [
-        {"name": "find_paper", "title": "Find paper", "description": "Printer paper by the ream"},
-        {"name": "buy_toner", "title": "Buy toner", "description": "Toner for the printer"},
-        {"name": "pay_bill", "title": "Pay a bill", "description": "Pay the printer repair bill"},
-    ], name="Paper")
+    add_site(
+        session,
+        "paper.example",
+        [
+            {
+                "name": "find_paper",
+                "title": "Find paper",
+                "description": "Printer paper by the ream",
+            },
+            {"name": "buy_toner", "title": "Buy toner", "description": "Toner for the printer"},
+            {
+                "name": "pay_bill",
+                "title": "Pay a bill",
+                "description": "Pay the printer repair bill",
+            },
+        ],
+        name="Paper",
+    )
     index = ActionIndex.open(tmp_path / "index")
     index.sync(session)  # the vectors are worked out now, under e5
     searcher = index.searcher()
-    found = searcher.search(search_plan.build_query(search_plan.term_parts(
-        {"printer": 1.0}), FindQuery(q="x")), 10).hits
+    found = searcher.search(
+        search_plan.build_query(search_plan.term_parts({"printer": 1.0}), FindQuery(q="x")), 10
+    ).hits
     assert len(found) == 3
     _, bonus = meaning.by_meaning(searcher, SENTENCE, found)
     spread = found[0][0] - found[-1][0] or found[0][0]

@@ -27,10 +27,21 @@ def _actions(n: int, **extra: Any) -> list[dict[str, Any]]:
 @pytest.fixture
 def index(session: Session, tmp_path: Path) -> ActionIndex:
     shop_and_news(session)
-    add_site(session, "api.cafe.example", [
-        {"name": "reserve", "title": "Réserver une table au café", "type": "ReserveAction",
-         "effect": "spend", "method": "POST", "auth": "oauth2"},
-    ], name="Café Crème")
+    add_site(
+        session,
+        "api.cafe.example",
+        [
+            {
+                "name": "reserve",
+                "title": "Réserver une table au café",
+                "type": "ReserveAction",
+                "effect": "spend",
+                "method": "POST",
+                "auth": "oauth2",
+            },
+        ],
+        name="Café Crème",
+    )
     add_site(session, "tables.example", _actions(8))
     add_site(session, "other.example", _actions(2))
     add_site(session, "bikes.example", [{"name": "hire_bike", "title": "Hire a bike"}])
@@ -54,23 +65,42 @@ def test_accents_fold_both_ways(index: ActionIndex) -> None:
 
 
 def test_query_words_drop_filler_but_keep_something() -> None:
-    assert query_words("I'm looking to buy printer paper please") == \
-        ["looking", "buy", "printer", "paper"]  # "to": an English stop word
+    assert query_words("I'm looking to buy printer paper please") == [
+        "looking",
+        "buy",
+        "printer",
+        "paper",
+    ]  # "to": an English stop word
     assert query_words("I") == ["i"]
 
 
 def test_query_words_keep_compounds_whole_and_split() -> None:
     # Descriptions and site names are indexed whole ("paypal"), action names split.
-    assert query_words("PayPal getProducts wgs84 HTTPServer") == ["pay", "pal", "products",
-        "wgs", "84", "http", "server", "paypal", "getproducts", "wgs84", "httpserver"]
+    assert query_words("PayPal getProducts wgs84 HTTPServer") == [
+        "pay",
+        "pal",
+        "products",
+        "wgs",
+        "84",
+        "http",
+        "server",
+        "paypal",
+        "getproducts",
+        "wgs84",
+        "httpserver",
+    ]
 
 
 def test_index_text_says_each_thing_once() -> None:
     assert name_text("add_to_cart", "add to cart", "Add to cart") == ("add to cart", "")
-    assert name_text("getProducts", "get products", "Get products") == \
-        ("get products getProducts", "")
-    assert name_text("v1_nutrition", "v 1 nutrition", "/v1/nutrition") == \
-        ("v 1 nutrition v1_nutrition", "")
+    assert name_text("getProducts", "get products", "Get products") == (
+        "get products getProducts",
+        "",
+    )
+    assert name_text("v1_nutrition", "v 1 nutrition", "/v1/nutrition") == (
+        "v 1 nutrition v1_nutrition",
+        "",
+    )
     assert name_text("reserve", "reserve", "Book a table") == ("reserve", "Book a table")
     assert with_parts("SoundCloud Scraper") == "SoundCloud Scraper sound cloud"
     assert with_parts("Plain words") == "Plain words"
@@ -89,16 +119,19 @@ def test_expansion_finds_other_verbs(index: ActionIndex) -> None:
     assert {(p["term"], p["weight"]) for p in hit.explain} == {("hire", EXPANSION_WEIGHT)}
 
 
-@pytest.mark.parametrize(("filters", "expected"), [
-    ({"type": ["ReserveAction"]}, {"reserve"}),
-    ({"type": ["https://schema.org/ReserveAction"]}, {"reserve"}),
-    ({"method": ["post"]}, {"reserve"}),
-    ({"auth": ["oauth2"]}, {"reserve"}),
-    ({"effect": ["spend"]}, {"reserve"}),
-    ({"site": ["cafe.example"]}, {"reserve"}),  # registrable domain of api.cafe.example
-    ({"site": ["api.cafe.example"]}, {"reserve"}),
-    ({"format": ["schemaorg"]}, set()),
-])
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        ({"type": ["ReserveAction"]}, {"reserve"}),
+        ({"type": ["https://schema.org/ReserveAction"]}, {"reserve"}),
+        ({"method": ["post"]}, {"reserve"}),
+        ({"auth": ["oauth2"]}, {"reserve"}),
+        ({"effect": ["spend"]}, {"reserve"}),
+        ({"site": ["cafe.example"]}, {"reserve"}),  # registrable domain of api.cafe.example
+        ({"site": ["api.cafe.example"]}, {"reserve"}),
+        ({"format": ["schemaorg"]}, set()),
+    ],
+)
 def test_filters(index: ActionIndex, filters: dict[str, Any], expected: set[str]) -> None:
     assert set(names(index, "reserve book table cafe", **filters)) == expected
 
@@ -110,8 +143,9 @@ def test_leading_verb_counts_in_short_requests_only(index: ActionIndex) -> None:
 
     assert "head" in fields("reserve a table at the cafe")
     # a long request asks for several things; its first verb names one of them at most
-    assert "head" not in fields("reserve a table at the cafe creme tonight for four friends "
-                                "visiting from paris")
+    assert "head" not in fields(
+        "reserve a table at the cafe creme tonight for four friends visiting from paris"
+    )
 
 
 def test_same_origin_filter(index: ActionIndex) -> None:
@@ -144,7 +178,7 @@ def test_a_site_filter_lifts_the_per_site_cap(index: ActionIndex) -> None:
 def test_a_flows_steps_fold_under_it(index: ActionIndex) -> None:
     hits = ask(index, "buy a product search add to cart checkout", limit=10).hits
     flow = next(h for h in hits if h.kind == "flow")
-    below = hits[hits.index(flow) + 1:]
+    below = hits[hits.index(flow) + 1 :]
     assert not {h.key for h in below} & set(flow.steps)
 
 
@@ -199,20 +233,29 @@ def _planned(
     monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
     searcher, freq = index.searcher(), {}
     terms, common = search_module._useful(searcher, weighted_terms(words), freq)
-    return searcher, freq, common, search_module._live(
-        searcher, search_module.term_parts(terms), freq)
+    return (
+        searcher,
+        freq,
+        common,
+        search_module._live(searcher, search_module.term_parts(terms), freq),
+    )
 
 
 def test_common_words_add_to_the_score_as_one_flat_query_would(
     index: ActionIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # "book" and "table" are in half of this index: common; "hire" and "bike" are rare.
-    searcher, _, common, parts = _planned(index, monkeypatch, 0.2,
-                                          query_words("book a table or hire a bike"))
+    searcher, _, common, parts = _planned(
+        index, monkeypatch, 0.2, query_words("book a table or hire a bike")
+    )
     assert {"book", "tabl"} <= common and {"hire", "bike"} - common == {"hire", "bike"}
     rare = [(Occur.Should, q) for (t, _), (_, q) in parts.items() if t not in common]
-    flat = Query.boolean_query([(Occur.Must, Query.boolean_query(rare)), *[
-        (Occur.Should, q) for (t, _), (_, q) in parts.items() if t in common]])
+    flat = Query.boolean_query(
+        [
+            (Occur.Must, Query.boolean_query(rare)),
+            *[(Occur.Should, q) for (t, _), (_, q) in parts.items() if t in common],
+        ]
+    )
     chained = search_module.build_query(parts, FindQuery(q="x", origin="any"), common)
     want, got = (searcher.search(q, 20, count=False).hits for q in (flat, chained))
     assert [a.doc for _, a in got] == [a.doc for _, a in want] and len(want) > 1
@@ -222,7 +265,7 @@ def test_common_words_add_to_the_score_as_one_flat_query_would(
 def test_a_rare_synonym_is_not_required_when_the_own_words_are_common(
     index: ActionIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """"book" and "table" are common here, "reserve" (a synonym of "book") is rare: it used
+    """ "book" and "table" are common here, "reserve" (a synonym of "book") is rare: it used
     to count as the rare word every result must hold, and "book table" found only the café."""
     monkeypatch.setattr(search_module, "COMMON_SHARE", 0.3)
     monkeypatch.setattr(search_module, "CHEAP_POSTINGS", 0)
@@ -247,14 +290,16 @@ def test_all_words_first_gives_the_union_page(
     searcher, freq, common, parts = _planned(index, monkeypatch, 0.01, ["book", "table"])
     monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 0)
     monkeypatch.setattr(search_module, "ALL_WORDS_LEAD", 1.0)
-    first = search_module.all_words_first(parts, FindQuery(q="x"), common, freq,
-                                          searcher.num_docs, 5)
+    first = search_module.all_words_first(
+        parts, FindQuery(q="x"), common, freq, searcher.num_docs, 5
+    )
     assert first is not None
     holding = [searcher.doc(a).get_first("key") for _, a in searcher.search(first, 50).hits]
     # The ten book_table actions (of two sites), and the café's ReserveAction, whose type
     # words say "book"; nothing that holds one word only.
     assert len(holding) == 11 and set(holding) == {f"book_table_{i}" for i in range(8)} | {
-        "reserve"}
+        "reserve"
+    }
     page, union = _pages(index, monkeypatch, "book table")
     assert [k for k, _ in page] == [k for k, _ in union] and len(page) == 5
     assert [s for _, s in page] == pytest.approx([s for _, s in union], rel=1e-6)
@@ -269,13 +314,18 @@ def test_all_words_first_is_not_tried_when_it_would_not_save_work(
     searcher, freq, common, parts = _planned(index, monkeypatch, 0.01, ["book", "table"])
 
     def tried(need: int) -> bool:
-        return search_module.all_words_first(parts, FindQuery(q="x"), common, freq,
-                                             searcher.num_docs, need) is not None
+        return (
+            search_module.all_words_first(
+                parts, FindQuery(q="x"), common, freq, searcher.num_docs, need
+            )
+            is not None
+        )
 
     # "book" and "table" go together: the shorter list is half of what the union walks, an
     # intersection led by it saves nothing.
     assert freq[("book", "all")] > search_module.ALL_WORDS_LEAD * (
-        freq[("book", "all")] + freq[("tabl", "all")]) and not tried(1)
+        freq[("book", "all")] + freq[("tabl", "all")]
+    ) and not tried(1)
     monkeypatch.setattr(search_module, "ALL_WORDS_LEAD", 1.0)
     monkeypatch.setattr(search_module, "ALL_WORDS_MARGIN", 1)
     # Taken as independent, about 6 of the index's actions would hold both words: enough

@@ -20,32 +20,58 @@ SENTENCE = "I am baking bread at home tonight and want some ideas"
 def test_vectors_are_small_fixed_and_say_what_text_means() -> None:
     bread = vectors.stored("Recipes for bread, cakes and pastry")
     assert len(bread) == vectors.active().stored_bytes == 32 and bread == vectors.stored(
-        "Recipes for bread, cakes and pastry")
+        "Recipes for bread, cakes and pastry"
+    )
     assert vectors.stored("") == b"" and not vectors.query("").any()
     shoes, query = vectors.stored("Buy running shoes"), vectors.query("what can I bake")
     near, far, missing = vectors.similarities(query, [bread, shoes, None])
     assert near > far and missing == 0.0
     assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
     # Four bits a component keep the direction: the stored vector is the text's own.
-    assert vectors.similarities(vectors.query("Recipes for bread, cakes and pastry"),
-                                 [bread])[0] > 0.98
+    assert (
+        vectors.similarities(vectors.query("Recipes for bread, cakes and pastry"), [bread])[0]
+        > 0.98
+    )
 
 
 @pytest.fixture
 def index(session: Session, tmp_path: Path) -> ActionIndex:
-    add_site(session, "kitchen.example", [
-        {"name": "recipes", "title": "Recipe search",
-         "description": "Find baking recipes: bread, cakes, pastry and dough ideas"},
-    ], name="Kitchen", description="Cooking and baking recipes")
-    add_site(session, "cover.example", [
-        {"name": "home_quote", "title": "Home insurance quote",
-         "description": "Get ideas for insurance cover for your home tonight"},
-    ], name="Cover", description="Home and contents insurance")
+    add_site(
+        session,
+        "kitchen.example",
+        [
+            {
+                "name": "recipes",
+                "title": "Recipe search",
+                "description": "Find baking recipes: bread, cakes, pastry and dough ideas",
+            },
+        ],
+        name="Kitchen",
+        description="Cooking and baking recipes",
+    )
+    add_site(
+        session,
+        "cover.example",
+        [
+            {
+                "name": "home_quote",
+                "title": "Home insurance quote",
+                "description": "Get ideas for insurance cover for your home tonight",
+            },
+        ],
+        name="Cover",
+        description="Home and contents insurance",
+    )
     # A weak candidate (one word: "ideas") widens the spread of BM25 scores the cosine is
     # scaled by, as the tail of the first fifty candidates does in a real index.
-    add_site(session, "gifts.example", [
-        {"name": "gift_ideas", "title": "Gift ideas", "description": "Presents for anyone"},
-    ], name="Gifts")
+    add_site(
+        session,
+        "gifts.example",
+        [
+            {"name": "gift_ideas", "title": "Gift ideas", "description": "Presents for anyone"},
+        ],
+        name="Gifts",
+    )
     idx = ActionIndex.open(tmp_path / "index")
     idx.sync(session)
     return idx
@@ -85,9 +111,12 @@ def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
     index: ActionIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     searcher = index.searcher()
-    found = searcher.search(search_module.build_query(
-        search_module.term_parts({"home": 1.0, "bake": 1.0, "idea": 1.0}),
-        FindQuery(q="x")), 10).hits
+    found = searcher.search(
+        search_module.build_query(
+            search_module.term_parts({"home": 1.0, "bake": 1.0, "idea": 1.0}), FindQuery(q="x")
+        ),
+        10,
+    ).hits
     assert len(found) == 3
     monkeypatch.setattr(meaning, "CANDIDATES", 1)  # one candidate: no change
     assert meaning.by_meaning(searcher, SENTENCE, found) == (found, {})
@@ -104,12 +133,14 @@ def test_meaning_only_reorders_the_candidates_and_never_lowers_a_score(
 
 def test_the_index_keeps_each_actions_vector(index: ActionIndex) -> None:
     searcher = index.searcher()
-    [(_, address)] = searcher.search(search_module.build_query(
-        search_module.term_parts({"recip": 1.0}), FindQuery(q="x")), 1).hits
+    [(_, address)] = searcher.search(
+        search_module.build_query(search_module.term_parts({"recip": 1.0}), FindQuery(q="x")), 1
+    ).hits
     vector = searcher.doc(address).get_first("vec")
     # Worked out at build time here (the rows were stored without index parts), with the
     # site's name and description, as registry.store.rows does when it stores an action.
     # The text: name, title, effect word, description, then the site's name and description.
     assert vector == vectors.stored(
         "recipes Recipe search read Find baking recipes: bread, cakes, pastry and dough ideas "
-        "Kitchen Cooking and baking recipes")
+        "Kitchen Cooking and baking recipes"
+    )
