@@ -155,6 +155,10 @@ class FlowRow(Base):
     effect: Mapped[str] = mapped_column(String(10))
     input_schema: Mapped[dict[str, Any]]
     steps: Mapped[list[Any]]
+    # What running it needs and costs, from its steps (registry.model.flow_terms); 0014
+    auth: Mapped[str] = mapped_column(String(10), default="unknown", server_default="unknown")
+    scope: Mapped[str | None] = mapped_column(String(200))
+    cost: Mapped[dict[str, Any] | None]
 
 
 class CrawlRun(Base):

@@ -76,13 +76,17 @@ __all__ = [
     "well_known_paths",
 ]
 
+# 7: seed 002 (agent-actions: top-level auth, steps bound with "with", a flow's input from its
+# $input references, a step over another document's action kept) and every flow's auth, scope
+# and cost from its steps; seed 001 (Wildcard without agentsJson); seed 000 (PropertyValue
+# defaultValue and bounds, a read action's object as its output);
 # 6: OpenAPI $refs the normaliser did not follow are inert x-refs, and an input schema prepare
 # cannot use (a $ref outside it, too large expanded) has an unusable-schema diagnostic;
 # 5: the publisher's whole text for the index (Action.about, Manifest.site_about); 4:
 # agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
 # x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
 # Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 6
+NORMALISER_VERSION = 7
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
 # announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
 # and schemaorg (anything JSON-LD) last.

@@ -38,7 +38,7 @@ HINTS: dict[str, str] = {
     # flows
     "flow-skipped": "fix the steps above so every step names an action and binds resolve",
     "no-valid-flows": "fix the flows above; none could be read",
-    "unknown-action": "name an action listed in the same manifest",
+    "unknown-action": "list the action in the same manifest, or in another document of the site",
     "bad-binding": "bind to $input.<field> or $steps.<N>.<path> of an earlier step",
     "override-ignored": "overrides may change an operation's summary or description",
     # references and endpoints

@@ -1,6 +1,7 @@
 """Rules the facade enforces whatever the format: bounded actions and diagnostics, unique
 names, flags on endpoints that leave the site, use plain http on an https site, or point at a
-private address, and a diagnostic for an input schema prepare cannot use (one that
+private address, each flow's auth, scope and cost worked out from its steps
+(registry.model.flow_terms), and a diagnostic for an input schema prepare cannot use (one that
 references outside itself, or is too large once its references are expanded:
 registry.model.schema_bounds)."""
 
@@ -10,8 +11,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.formats._hints import with_hint
+from registry.model.flow_terms import flow_terms
 from registry.model.schema_bounds import schema_problem
-from registry.model.schemas import Action, Diagnostic, Manifest
+from registry.model.schemas import Action, Diagnostic, Flow, Manifest
 from registry.model.urls import is_private_host, same_origin, site_of
 
 MAX_ACTIONS = 256
@@ -52,13 +54,21 @@ def enforce(manifest: Manifest, url: str, site: str) -> Manifest:
                 code="truncated", severity="info", message=f"{dropped} more diagnostics left out"
             )
         )
+    by_name = {action.name: action for action in actions}
     return manifest.model_copy(
         update={
             "actions": actions,
-            "flows": flows,
+            "flows": [_with_terms(flow, by_name) for flow in flows],
             "diagnostics": [with_hint(d) for d in diagnostics],
         }
     )
+
+
+def _with_terms(flow: Flow, actions: dict[str, Action]) -> Flow:
+    """The flow's auth, scope and cost from its steps, unless its format worked them out."""
+    if (flow.auth, flow.scope, flow.cost) != ("unknown", None, None):
+        return flow
+    return flow.model_copy(update=flow_terms(flow.steps, actions))
 
 
 def _unique(items: list[Any], path: str, diagnostics: list[Diagnostic]) -> list[Any]:

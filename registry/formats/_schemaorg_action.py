@@ -56,6 +56,8 @@ def read_action(node: Node, owner: Node, path: str, doc: Doc) -> Action | None:
         return None
     method = _method(entry, type_name, path, doc)
     name, title = _naming(node, owner, type_name, path, doc)
+    effect = infer_effect(type_name, method, name)
+    reads = effect == "read" and method in (None, "GET", "HEAD")
     own = node.get("description")  # else its owner's (the WebSite, the Organization)
     description, about = described(
         own if clean_text(own) else owner.get("description"), f"{path}.description", doc.diags
@@ -68,10 +70,11 @@ def read_action(node: Node, owner: Node, path: str, doc: Doc) -> Action | None:
         endpoint=endpoint,
         description=description,
         about=about,
-        effect=infer_effect(type_name, method, name),
+        effect=effect,
         auth="unknown",
-        input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags) | _media(entry),
-        output_schema=output_schema(node, path, doc.resolve, doc.diags),
+        input_schema=input_schema(node, endpoint, path, doc.resolve, doc.diags, reads)
+        | _media(entry, method),
+        output_schema=output_schema(node, path, doc.resolve, doc.diags, reads),
     )
 
 
@@ -102,10 +105,13 @@ def _target(value: Any, path: str, doc: Doc) -> tuple[str, Node] | None:
 _MEDIA = re.compile(r"[a-z]+/[a-z0-9.+-]{1,80}")
 
 
-def _media(entry: Node) -> dict[str, str]:
+def _media(entry: Node, method: str | None) -> dict[str, str]:
     """How the EntryPoint wants its request body sent (a WebMCP form's enctype), for the
-    input schema's ``x-content-type``; nothing when it does not say."""
-    raw = entry.get("encodingType") or entry.get("contentType")
+    input schema's ``x-content-type``; nothing when it does not say. ``encodingType`` is the
+    request's; ``contentType`` is the response's (seed 000), read as the request's only when
+    there is a body to send and nothing else says how."""
+    has_body = method not in ("GET", "HEAD", "DELETE", "OPTIONS")
+    raw = entry.get("encodingType") or (entry.get("contentType") if has_body else None)
     raw = raw[0] if isinstance(raw, list) and raw else raw
     media = raw.split(";")[0].strip().lower() if isinstance(raw, str) else ""
     return {"x-content-type": media} if _MEDIA.fullmatch(media) else {}

@@ -2,11 +2,15 @@
 
 Three sources, merged in this order: the variables of the target's URL template, the
 ``<property>-input`` annotations (``"required name=q maxlength=100"`` or a
-PropertyValueSpecification object), and ``object.additionalProperty`` (PropertyValue items).
+PropertyValueSpecification object), and ``object.additionalProperty`` (PropertyValue items:
+``valueRequired``, ``valuePattern``, ``defaultValue``, ``minValue``/``maxValue``, as seed 000
+lists them). A read action's ``object`` is what it reads, so its output (seed 000's
+``top-stories``: an ItemList of ListItems, an array of objects), beside ``result``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,18 +25,26 @@ Resolve = Callable[[Any], Any]
 
 
 def input_schema(
-    node: dict[str, Any], endpoint: str, path: str, resolve: Resolve, diags: list[Diagnostic]
+    node: dict[str, Any],
+    endpoint: str,
+    path: str,
+    resolve: Resolve,
+    diags: list[Diagnostic],
+    read: bool = False,
 ) -> dict[str, Any]:
+    """The input; ``read``: the action reads, and its ``object`` is its output instead."""
     fields: dict[str, dict[str, Any]] = {}
     required: list[str] = []
-    for variable in _template_variables(endpoint):
+    for variable, hole in _template_variables(endpoint):
         fields.setdefault(variable, {"type": "string"})
+        if hole:  # {id}, {+path}: the URL has a hole without it (prepare refuses the call)
+            required.append(variable)
     for key, spec in node.items():
         if isinstance(key, str) and key.endswith("-input") and len(key) > 6:
             specs = spec if isinstance(spec, list) else [spec]
             for item in specs[:MAX_FIELDS]:
                 _add(_from_spec(key[:-6], resolve(item)), fields, required)
-    obj = resolve(node.get("object"))
+    obj = None if read else resolve(node.get("object"))
     if isinstance(obj, dict) and "additionalProperty" in obj:
         raw = resolve(obj["additionalProperty"])
         for index, item in enumerate((raw if isinstance(raw, list) else [raw])[:MAX_FIELDS]):
@@ -46,21 +58,36 @@ def input_schema(
 
 
 def output_schema(
-    node: dict[str, Any], path: str, resolve: Resolve, diags: list[Diagnostic]
+    node: dict[str, Any], path: str, resolve: Resolve, diags: list[Diagnostic], read: bool = False
 ) -> dict[str, Any] | None:
-    """What the action returns: the ``result``'s type and its ``additionalProperty`` fields."""
-    result = resolve(node.get("result"))
-    if not isinstance(result, dict):
+    """What the action returns: the ``result``'s type and its ``additionalProperty`` fields;
+    else, for a read action, its ``object``'s."""
+    key = "result" if isinstance(resolve(node.get("result")), dict) or not read else "object"
+    return _thing(resolve(node.get(key)), f"{path}.{key}", resolve, diags)
+
+
+def _thing(
+    thing: Any, path: str, resolve: Resolve, diags: list[Diagnostic], depth: int = 0
+) -> dict[str, Any] | None:
+    """A Thing as a JSON Schema: an ItemList (``itemListElement``) an array of its items."""
+    if not isinstance(thing, dict):
         return None
     schema: dict[str, Any] = {"type": "object"}
-    types = result.get("@type")
+    types = thing.get("@type")
+    types = types[0] if isinstance(types, list) and types else types
     if isinstance(types, str):
         schema["title"] = clean_text(types.rsplit("/", 1)[-1].removeprefix("schema:"), TITLE_MAX)
-    raw = resolve(result.get("additionalProperty"))
+    element = resolve(thing.get("itemListElement"))
+    element = element[0] if isinstance(element, list) and element else element
+    if isinstance(element, dict) and depth < 2:
+        where = f"{path}.itemListElement"
+        items = _thing(resolve(element), where, resolve, diags, depth + 1)
+        return schema | {"type": "array", "items": items or {"type": "object"}}
+    raw = resolve(thing.get("additionalProperty"))
     fields: dict[str, Any] = {}
     for index, item in enumerate((raw if isinstance(raw, list) else [raw])[:MAX_FIELDS]):
         if item is not None:
-            where = f"{path}.result.additionalProperty[{index}]"
+            where = f"{path}.additionalProperty[{index}]"
             _add(_from_property(resolve(item), where, diags), fields, [])
     if fields:
         schema["properties"] = fields
@@ -78,14 +105,16 @@ def _add(
         required.append(name)
 
 
-def _template_variables(endpoint: str) -> list[str]:
-    """Variable names of RFC 6570 expressions: "{?q,page*}" -> ["q", "page"]."""
+def _template_variables(endpoint: str) -> list[tuple[str, bool]]:
+    """Variable names of RFC 6570 expressions, each with whether the URL has a hole without
+    it (a level 1 ``{id}`` or a reserved ``{+path}``): "{?q,page*}" -> [("q", False), ...]."""
     names = []
     for expression in _HOLE.findall(endpoint)[:MAX_FIELDS]:
+        hole = expression[:1] not in tuple("#./;?&")
         for part in expression.lstrip("+#./;?&").split(","):
             name = part.split(":")[0].rstrip("*").strip()
             if name:
-                names.append(safe_name(name, "param"))
+                names.append((safe_name(name, "param"), hole))
     return names
 
 
@@ -139,9 +168,9 @@ def _from_property(
         )
         return None
     bounds = {
-        key: item[source]
+        key: number
         for source, key in (("minValue", "minimum"), ("maxValue", "maximum"))
-        if isinstance(item.get(source), int | float) and not isinstance(item.get(source), bool)
+        if (number := _number(item.get(source))) is not None
     }
     field: dict[str, Any] = {"type": "number" if bounds else "string", **bounds}
     name = safe_name(label.lower(), "field")
@@ -154,4 +183,22 @@ def _from_property(
         field["description"] = description
     if isinstance(item.get("valuePattern"), str):
         field["pattern"] = item["valuePattern"][:500]
+    default = item.get("defaultValue")
+    if isinstance(default, str | int | float) and not isinstance(default, bool):
+        number = _number(default) if bounds else None
+        field["default"] = number if number is not None else clean_text(str(default), TITLE_MAX)
+    elif isinstance(default, bool):
+        field["default"] = default
     return name, field, _is_true(item.get("valueRequired"))
+
+
+def _number(value: Any) -> int | float | None:
+    """A number, or the text of one ("12", "2.5"); None otherwise."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip()) if "." in value else int(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return None

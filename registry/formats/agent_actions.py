@@ -1,35 +1,43 @@
-"""agent-actions/0.1, actiondex's own manifest, served at ``/.well-known/agent-actions.json``.
+"""agent-actions/0.1, the site action manifest, served at ``/.well-known/agent-actions.json``.
 
-No public spec exists; this docstring is the spec. Every field but an action's ``name`` and a
-flow's ``name`` and ``steps`` is optional::
+The spec is seed 002 (``../shared/seeds/002_*.txt``, "Site action manifest", draft 0.1): its
+example goes through as printed. What this reader takes, every field but an action's ``name``
+and a flow's ``name`` and ``steps`` optional::
 
-    {"schema": "agent-actions/0.1",
-     "site": {"name": "...", "url": "https://shop.example", "description": "..."},
-                                                   # or just "shop.example" / "https://..."
+    {"version": "agent-actions/0.1",               # or "schema" / "$schema"
+     "site": "shop.example",                       # a host, a URL, or
+                                                   #   {"name", "url", "description"}
+     "auth": {"type": "agent-grant"},              # every action's, unless one says otherwise
+     "endpoints": {"receipts": "/agent/receipts"}, # added by the middleware: where receipts,
+                                                   #   refunds, revocations and negotiation live
      "actions": [{
-         "name": "search_products",                # [A-Za-z0-9_-]{1,64}
+         "name": "add_to_cart",                    # [A-Za-z0-9_-]{1,64}
          "title": "...", "description": "...",
-         "method": "GET",                          # GET HEAD POST PUT PATCH DELETE OPTIONS
-         "path": "/api/search",                    # against site.url, else the document URL;
+         "method": "POST",                         # GET HEAD POST PUT PATCH DELETE OPTIONS
+         "path": "/api/cart",                      # against the site, else the document URL;
          "endpoint": "https://api.shop.example/x", #   or absolute. RFC 6570 {vars} are kept
-         "effect": "read",                         # read write send spend delete; else inferred
-         "scope": "catalog:read",
-         "auth": "none",                           # none api_key oauth2 grant unknown
-         "cost": {"amount": 0, "currency": "USD"}, # or {"field": "total", "currency": ...}:
+         "effect": "write",                        # read write send spend delete; else inferred
+         "scope": "cart:write",
+         "auth": "none",                           # none api_key oauth2 grant (agent-grant)
+                                                   #   unknown, or {"type": ...}
+         "cost": {"amount": 25, "currency": "USD"},# or {"field": "price", "currency": ...}:
                                                    #   the amount is that input field's value
          "input": {JSON Schema},                   # or "input_schema" / "parameters"
          "output": {JSON Schema}}],                # or "output_schema"
      "flows": [{
          "name": "buy_product", "title": "...", "description": "...", "input": {JSON Schema},
-         "steps": [{"action": "search_products", "title": "...",
-                    "bind": {"q": "$input.query"}},                # or "bindings"
-                   {"action": "add_to_cart",
-                    "bind": {"product_id": "$steps.0.results.0.id"}}]}]}
+         "steps": [{"action": "search_products", "with": {"query": "$input.query"}},
+                   {"action": "add_to_cart",       # "with", or "bind" / "bindings"
+                    "with": {"product_id": "$steps.0.items.0.id"}}]}]}
 
 A binding names the flow's input (``$input.<field>``) or a path into the result of an
 earlier step (``$steps.<N>.<path>``, N smaller than the step's own index). A flow is kept only
-if every step names a known action and every binding resolves; its effect is the strongest of
-its steps' effects (delete > spend > send > write > read).
+if every binding resolves; a step naming an action of another document is kept with a
+warning. Its effect is the strongest of its steps' effects (delete > spend > send > write >
+read), its input (when it declares none) what its ``$input`` references feed, and its auth,
+scope and cost its steps' (registry.model.flow_terms). The seed's error shape
+(``{"error": {"code", "message", "field", "retry_after"}}``) is what a call answers, not part
+of the manifest: nothing here reads it.
 """
 
 from __future__ import annotations
@@ -68,9 +76,12 @@ _AUTH: dict[str, Auth] = {
     "oauth2": "oauth2",
     "oauth": "oauth2",
     "grant": "grant",
+    "agent-grant": "grant",
+    "agent_grant": "grant",
     "unknown": "unknown",
 }
 _CURRENCY = re.compile(r"[A-Z]{3}")
+_V01 = re.compile(r"agent-actions/0\.1(?![0-9])", re.IGNORECASE)
 _FIELD = re.compile(r"[A-Za-z0-9_-]{1,64}(?:\.[A-Za-z0-9_-]{1,64}){0,7}")
 
 
@@ -104,8 +115,11 @@ def to_manifest(
             diag(diags, "invalid-type", "$.site", "site must be an object or a host name")
         info = {}
     base = absolute(info.get("url"), url) or url
-    actions = _actions(data.get("actions"), base, diags)
-    flows = read_flows(data.get("flows"), {action.name: action for action in actions}, diags)
+    _version(data, diags)
+    auth = _auth(data.get("auth"), "$.auth", diags)
+    actions = _actions(data.get("actions"), base, auth, diags)
+    by_name = {action.name: action for action in actions}
+    flows = read_flows(data.get("flows"), by_name, diags, auth)
     description, about = site_text(info.get("description"), "$.site.description", diags)
     return Manifest(
         site=site,
@@ -120,7 +134,16 @@ def to_manifest(
     )
 
 
-def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
+def _version(data: dict[str, Any], diags: Diagnostics) -> None:
+    """A version other than 0.1 is read as 0.1, and said."""
+    raw = next((data[k] for k in ("version", "schema", "$schema") if k in data), None)
+    if isinstance(raw, str) and "agent-actions" in raw.lower() and not _V01.search(raw):
+        diag(
+            diags, "unknown-version", "$.version", f"{raw[:40]!r} read as agent-actions/0.1", "info"
+        )
+
+
+def _actions(items: Any, base: str, auth: Auth, diags: Diagnostics) -> list[Action]:
     # "error" severity: a manifest with nothing usable must not replace the last good one.
     if items is None:
         diag(diags, "missing-field", "$.actions", "no actions list", "error")
@@ -129,7 +152,7 @@ def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
         "$.actions",
         MAX_ACTIONS,
         diags,
-        lambda item, path: _action(item, base, path, diags),
+        lambda item, path: _action(item, base, auth, path, diags),
         severity="error",
     )
     if isinstance(items, list) and items and not actions:
@@ -137,7 +160,7 @@ def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
     return actions
 
 
-def _action(item: Any, base: str, path: str, diags: Diagnostics) -> Action | None:
+def _action(item: Any, base: str, auth: Auth, path: str, diags: Diagnostics) -> Action | None:
     name = machine_name(item, path, diags)
     if name is None:
         return None
@@ -154,7 +177,9 @@ def _action(item: Any, base: str, path: str, diags: Diagnostics) -> Action | Non
         input_schema=json_schema(item, INPUT_KEYS, path, diags) or {"type": "object"},
         output_schema=json_schema(item, OUTPUT_KEYS, path, diags),
         scope=clean_text(item.get("scope"), TITLE_MAX) or None,
-        auth=_auth(item.get("auth"), path, diags),
+        auth=_auth(item.get("auth"), f"{path}.auth", diags)
+        if item.get("auth") is not None
+        else auth,
         cost=_cost(item.get("cost"), path, diags),
     )
 
@@ -190,7 +215,7 @@ def _auth(value: Any, path: str, diags: Diagnostics) -> Auth:
         return "unknown"
     auth = _AUTH.get(raw.strip().lower()) if isinstance(raw, str) else None
     if auth is None:
-        diag(diags, "invalid-type", f"{path}.auth", "unknown auth; read as unknown")
+        diag(diags, "invalid-type", path, "unknown auth; read as unknown")
         return "unknown"
     return auth
 

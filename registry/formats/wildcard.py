@@ -1,5 +1,7 @@
 """Wildcard agents.json 0.1 (``{"agentsJson": "0.1.0", "info", "sources", "flows"}``).
 
+Also read without the ``agentsJson`` key, by its shape (``matches``): seed 001 prints it so.
+
 Spec: https://github.com/wild-card-ai/agents-json (agentsJson.schema.json). Served at
 ``/.well-known/agents.json``. ``sources[]`` name OpenAPI documents (``path``); each flow lists
 ``actions`` (``sourceId`` + ``operationId``) and ``links`` that wire the flow's own fields and
@@ -29,7 +31,18 @@ MAX_FLOWS = 64
 
 
 def matches(data: Any) -> bool:
-    return isinstance(data, dict) and "agentsJson" in data
+    """The ``agentsJson`` version key, or the shape without it (the fragments Wildcard's docs
+    print, and seed 001 as written): ``sources`` beside ``flows`` whose actions name an
+    OpenAPI operation (``sourceId`` + ``operationId``)."""
+    if not isinstance(data, dict):
+        return False
+    if "agentsJson" in data:
+        return True
+    return isinstance(data.get("sources"), list) and any(
+        isinstance(action, dict) and {"sourceId", "operationId"} <= action.keys()
+        for flow in as_list(data.get("flows"))[:MAX_FLOWS]
+        for action in as_list(as_dict(flow).get("actions"))[:MAX_FLOWS]
+    )
 
 
 def to_manifest(

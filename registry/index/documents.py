@@ -24,6 +24,7 @@ from registry.index.parts import (
     ActionParts,
     cached_type_words,
     head,
+    known_auth,
     known_effect,
     name_text,
     param_text,
@@ -142,7 +143,7 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
         "effect": effect,
         "format": source["format"],
         "same_origin": "true",
-        "auth": "unknown",
+        "auth": known_auth(row.auth),
         "step": [s["action"] for s in steps],
     }
     name = split_identifier(row.name)
@@ -164,12 +165,12 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
             "type": None,
             "method": None,
             "endpoint": None,
-            "auth": "unknown",
-            "scope": None,
+            "auth": known_auth(row.auth),
+            "scope": row.scope,
             "steps": steps,
             "source": source,
         },
-        {"input_schema": row.input_schema, "output_schema": None, "cost": None},
+        {"input_schema": row.input_schema, "output_schema": None, "cost": row.cost},
     )
     return _document(DUMP(without_empty(fields)), " ".join(filter(None, text)), payload, site)
 

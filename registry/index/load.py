@@ -50,7 +50,7 @@ _ACTION_COLUMNS = _columns(
     "same_origin",
 )
 _FLOW_COLUMNS = _columns(
-    FlowRow.__table__, "id site_id name title description effect input_schema steps"
+    FlowRow.__table__, "id site_id name title description effect input_schema steps auth scope cost"
 )
 
 

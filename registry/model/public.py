@@ -21,7 +21,10 @@ APPROVAL = (
     "True when calling it spends money, sends something in the person's name or "
     "deletes something (effect spend, send or delete): ask your person first"
 )
-COST = "{amount, currency}, or {field, currency}: the amount is that input field"
+COST = (
+    "{amount, currency}, or {field, currency}: the amount is that input field; a flow over "
+    "several costly steps: {steps: [{step, amount or field, currency}]}"
+)
 
 
 def absent(value: object) -> bool:
@@ -50,9 +53,9 @@ class ActionFields(StrictModel):
     method: str | None
     endpoint: str | None = Field(description="Absolute URL or RFC 6570 template")
     auth: Auth = Field(
-        description="What calling it needs; a flow's is unknown (see its steps' actions)"
+        description="What calling it needs; a flow's is what its steps' actions need"
     )
-    scope: str | None
+    scope: str | None = Field(description="The grant scope it needs; a flow's, its steps'")
     cost: dict[str, Any] | None = Field(description=COST)
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
@@ -90,14 +93,12 @@ class ResolvedStep(StrictModel):
 
 class FlowDetail(Detail):
     """A flow: nothing of its own to call (each step is an action), its steps in order, each
-    with its action resolved."""
+    with its action resolved; its auth, scope and cost are its steps'."""
 
     kind: Literal["flow"]
     type: None
     method: None
     endpoint: None
-    scope: None
-    cost: None
     output_schema: None
     steps: list[ResolvedStep]
 

@@ -90,6 +90,10 @@ class Flow(StrictModel):
     effect: Effect
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
     steps: list[FlowStep] = Field(default_factory=list)
+    # What running it needs and costs, from its steps (registry.model.flow_terms)
+    auth: Auth = "unknown"
+    scope: str | None = None
+    cost: dict[str, Any] | None = None
 
 
 class Manifest(StrictModel):

@@ -44,7 +44,7 @@ FIELDS = (
     "cost",
     "same_origin",
 )
-FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps")
+FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps", "auth", "scope", "cost")
 JSON_FIELDS = frozenset({"input_schema", "output_schema", "cost", "steps"})
 FLOW = "flow:"
 

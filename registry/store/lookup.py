@@ -19,7 +19,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from registry.db.tables import ActionRow, CrawlRun, Document, FlowRow, Site
-from registry.index.parts import INDEX_VERSION, action_payload, json_texts, known_effect
+from registry.index.parts import (
+    INDEX_VERSION,
+    action_payload,
+    json_texts,
+    known_auth,
+    known_effect,
+)
 from registry.model.effects import needs_approval
 from registry.store.export import site_manifest
 from registry.store.site_list import find_site, iso, last_run, list_sites, run_summary
@@ -91,9 +97,9 @@ def flow_detail(session: Session, flow_id: str) -> dict[str, Any] | None:
         "type": None,
         "method": None,
         "endpoint": None,
-        "auth": "unknown",
-        "scope": None,
-        "cost": None,
+        "auth": known_auth(flow.auth),
+        "scope": flow.scope,
+        "cost": flow.cost,
         "input_schema": flow.input_schema,
         "output_schema": None,
         "source": {"url": doc.url, "format": doc.format or "unknown"},

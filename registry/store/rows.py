@@ -115,6 +115,9 @@ def flow_rows(site: Site, doc: Document, manifest: Manifest) -> list[FlowRow]:
                 description=flow.description,
                 effect=flow.effect,
                 input_schema=flow.input_schema,
+                auth=flow.auth,
+                scope=flow.scope,
+                cost=flow.cost,
                 steps=[
                     s.model_dump() | {"title": s.title or titles.get(s.action)} for s in flow.steps
                 ],
