@@ -57,6 +57,10 @@ class FlowBrief(StrictModel):
 class DocumentInfo(DocumentRef):
     status: int
     diagnostics: list[Diagnostic]
+    endpoints: dict[str, str] = Field(
+        description="Where the site's receipts, refunds, revocations or negotiation live, "
+        "by name, as the document says (agent-actions' endpoints); {} when it names none"
+    )
 
 
 class RunSummary(StrictModel):

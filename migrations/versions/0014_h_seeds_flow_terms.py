@@ -1,10 +1,11 @@
-"""flows.auth, flows.scope, flows.cost: what running a flow needs and costs
+"""flows.auth, flows.scope, flows.cost: what running a flow needs and costs; documents.endpoints
 
 Why: a flow said auth "unknown", no scope and no cost whatever its steps needed, so a flow
 over an oauth2 step that costs 3.95 EUR looked free and open (issue 20, seed 002). They are
 now worked out from the steps when a document is normalised (registry.model.flow_terms).
 Existing rows get "unknown" and NULL until their documents are normalised again
-(NORMALISER_VERSION 7).
+(NORMALISER_VERSION 7). documents.endpoints: where a site's receipts, refunds, revocations
+and negotiation live, as its agent-actions manifest says (seed 002's ``endpoints``).
 
 Revision ID: 0014
 Revises: 0013
@@ -29,11 +30,13 @@ def upgrade() -> None:
     )
     op.add_column("flows", sa.Column("scope", sa.String(200), nullable=True))
     op.add_column("flows", sa.Column("cost", JSON, nullable=True))
+    op.add_column("documents", sa.Column("endpoints", JSON, nullable=True))
 
 
 def downgrade() -> None:
     # Not batch mode: on SQLite it would copy the table (see 0012). SQLite >= 3.35 drops a
     # column in place.
+    op.drop_column("documents", "endpoints")
     op.drop_column("flows", "cost")
     op.drop_column("flows", "scope")
     op.drop_column("flows", "auth")

@@ -101,6 +101,7 @@ class Document(Base):
     fetched_at: Mapped[datetime]
     normaliser_version: Mapped[int] = mapped_column(default=1)
     diagnostics: Mapped[list[Any]] = mapped_column(default=list)
+    endpoints: Mapped[dict[str, Any] | None]  # Manifest.endpoints; migration 0014
     # Removal needs evidence: consecutive 404/410 answers and when they began.
     missing_count: Mapped[int] = mapped_column(default=0)
     missing_since: Mapped[datetime | None]

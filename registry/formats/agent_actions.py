@@ -60,13 +60,14 @@ from registry.formats._common import (
 )
 from registry.formats._references import References
 from registry.model.effects import infer_effect
-from registry.model.sanitize import TITLE_MAX, clean_text
+from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.model.schemas import EFFECTS, Action, Auth, Effect, Manifest
 from registry.model.urls import absolute
 
 NAME = "agent-actions"
 PATHS = ("/.well-known/agent-actions.json",)
 MAX_ACTIONS = 256  # stop work early; the facade caps again
+MAX_ENDPOINTS = 32
 OUTPUT_KEYS = ("output", "output_schema")
 _AUTH: dict[str, Auth] = {
     "none": "none",
@@ -127,6 +128,7 @@ def to_manifest(
         format=NAME,
         actions=actions,
         flows=flows,
+        endpoints=_endpoints(data.get("endpoints"), base, diags),
         diagnostics=diags,
         site_name=clean_text(info.get("name"), TITLE_MAX) or None,
         site_description=description,
@@ -141,6 +143,25 @@ def _version(data: dict[str, Any], diags: Diagnostics) -> None:
         diag(
             diags, "unknown-version", "$.version", f"{raw[:40]!r} read as agent-actions/0.1", "info"
         )
+
+
+def _endpoints(value: Any, base: str, diags: Diagnostics) -> dict[str, str]:
+    """``{"receipts": "/agent/receipts", ...}`` (a value may be ``{"url"}`` or ``{"path"}``):
+    each name once, each URL absolute; what is not one is said and left out."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        diag(diags, "invalid-type", "$.endpoints", "endpoints must map names to URLs or paths")
+        return {}
+    found: dict[str, str] = {}
+    for name, raw in list(value.items())[:MAX_ENDPOINTS]:
+        raw = raw.get("url", raw.get("path")) if isinstance(raw, dict) else raw
+        url = absolute(raw, base) if isinstance(raw, str) else None
+        if url is None or len(url) > 2048:
+            diag(diags, "invalid-endpoint", f"$.endpoints.{safe_name(name)}", "not a URL or path")
+            continue
+        found[safe_name(name)] = url
+    return found
 
 
 def _actions(items: Any, base: str, auth: Auth, diags: Diagnostics) -> list[Action]:

@@ -114,6 +114,9 @@ class Manifest(StrictModel):
     # agents.json, an api-catalog's service-desc, llms.txt "## Actions" links): the crawler
     # fetches them next and normalise() reads them through its ``resolve`` argument.
     references: list[str] = Field(default_factory=list)
+    # Where the site's services around its actions live, by name (agent-actions' "endpoints":
+    # receipts, refunds, revocations, negotiation), each an absolute URL.
+    endpoints: dict[str, str] = Field(default_factory=dict, exclude_if=lambda found: not found)
 
 
 def stable_id(site: str, format: str, key: str) -> str:

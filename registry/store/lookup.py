@@ -177,7 +177,12 @@ def site_detail(session: Session, host: str) -> dict[str, Any] | None:
         "actions": [row._asdict() | {"effect": known_effect(row.effect)} for row in actions],
         "flows": [row._asdict() | {"effect": known_effect(row.effect)} for row in flows],
         "documents": [
-            _document(doc) | {"status": doc.status, "diagnostics": doc.diagnostics or []}
+            _document(doc)
+            | {
+                "status": doc.status,
+                "diagnostics": doc.diagnostics or [],
+                "endpoints": doc.endpoints or {},
+            }
             for doc in docs
         ],
         "last_crawl": last_run(session, site.host),

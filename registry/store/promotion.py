@@ -142,6 +142,7 @@ def _replace_document(
     row.fetched_at = raw.fetched_at or now
     row.normaliser_version = NORMALISER_VERSION
     row.diagnostics = [d.model_dump(mode="json") for d in manifest.diagnostics]
+    row.endpoints = manifest.endpoints or None
     row.missing_count, row.missing_since = 0, None
     session.flush()
     session.execute(delete(ActionRow).where(ActionRow.document_id == row.id))

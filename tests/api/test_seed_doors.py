@@ -293,3 +293,19 @@ def test_own_webapi_property_values_reach_prepare(doors: Doors) -> None:
     assert short.status_code == 422 and short.json()["error"]["field"] == "$.title"
     hot = by_name(doors, "hot threads", "seed-webapi.example", "hot-threads")
     assert hot["output_schema"]["items"]["properties"]["id"]["pattern"] == "[0-9]+"
+
+
+def test_bakery_endpoints_are_on_its_site(doors: Doors) -> None:
+    """agent-actions' top-level endpoints (seed 002: receipts, refunds, revocations,
+    negotiation) reach the site's documents; one that is no URL is left out."""
+    expected = {
+        "receipts": "https://seed-bakery.example/agent/receipts",
+        "refunds": "https://seed-bakery.example/agent/refunds",
+        "negotiation": "https://seed-bakery.example/agent/negotiate",
+    }
+    site = doors.client.get("/sites/seed-bakery.example").json()
+    assert [d["endpoints"] for d in site["documents"]] == [expected]
+    via_mcp = mcp(doors, "get_site", {"host": "seed-bakery.example"})
+    assert [d["endpoints"] for d in via_mcp["documents"]] == [expected]
+    other = doors.client.get("/sites/shop.example").json()
+    assert [d["endpoints"] for d in other["documents"]] == [{}]
