@@ -55,13 +55,36 @@ def enforce(manifest: Manifest, url: str, site: str) -> Manifest:
             )
         )
     by_name = {action.name: action for action in actions}
+    endpoints = _public_endpoints(manifest.endpoints, site, diagnostics)
     return manifest.model_copy(
         update={
+            "endpoints": endpoints,
             "actions": actions,
             "flows": [_with_terms(flow, by_name) for flow in flows],
             "diagnostics": [with_hint(d) for d in diagnostics],
         }
     )
+
+
+def _public_endpoints(
+    endpoints: dict[str, str], site: str, diagnostics: list[Diagnostic]
+) -> dict[str, str]:
+    """A manifest's named endpoints (receipts, refunds...) on a private or reserved address
+    are not published, as an action's are not (docs/RELIABILITY.md 19)."""
+    kept = {}
+    for name, url in endpoints.items():
+        if is_private_host(site_of(url)) and not is_private_host(site):
+            diagnostics.append(
+                Diagnostic(
+                    code="private-endpoint",
+                    path=f"$.endpoints.{name}",
+                    message=f"{name}: endpoint host {site_of(url)} is a private address",
+                    hint="use a public host name; agents cannot reach private addresses",
+                )
+            )
+        else:
+            kept[name] = url
+    return kept
 
 
 def _with_terms(flow: Flow, actions: dict[str, Action]) -> Flow:

@@ -154,6 +154,8 @@ def _endpoints(value: Any, base: str, diags: Diagnostics) -> dict[str, str]:
         diag(diags, "invalid-type", "$.endpoints", "endpoints must map names to URLs or paths")
         return {}
     found: dict[str, str] = {}
+    if len(value) > MAX_ENDPOINTS:  # docs/RELIABILITY.md 24: wide JSON is capped, and said
+        diag(diags, "truncated", "$.endpoints", f"only the first {MAX_ENDPOINTS} are read", "info")
     for name, raw in list(value.items())[:MAX_ENDPOINTS]:
         raw = raw.get("url", raw.get("path")) if isinstance(raw, dict) else raw
         url = absolute(raw, base) if isinstance(raw, str) else None

@@ -269,3 +269,37 @@ def test_003_rules_the_reading_follows() -> None:
         "read_item": ("read", "GET", ["id"]),
         "order_box": ("spend", None, None),
     }
+
+
+def test_002_version_is_read() -> None:
+    """``version`` announces the format (no action shape needed); another version than 0.1
+    is read as 0.1 and said."""
+    example = seed_examples("002")[0]
+    bare = {"version": example["version"], "site": "shop.example", "actions": []}
+    assert read(bare, "https://shop.example/").format == "agent-actions"
+    later = read(example | {"version": "agent-actions/0.2"}, "https://shop.example/")
+    assert [d.code for d in later.diagnostics if d.severity == "info"] == ["unknown-version"]
+    same = read(example, "https://shop.example/")
+    assert "unknown-version" not in [d.code for d in same.diagnostics]
+
+
+def test_002_endpoints_are_urls_on_public_hosts() -> None:
+    """The middleware's ``endpoints``: each resolved against the site, a private address or
+    something that is no URL left out and said (docs/RELIABILITY.md 19), at most 32 read."""
+    example = seed_examples("002")[0]
+    endpoints = {
+        "receipts": "/agent/receipts",
+        "refunds": {"url": "https://shop.example/agent/refunds"},
+        "revocations": "http://10.0.0.7/revoke",
+        "negotiation": "ftp://shop.example/negotiate",
+        **{f"extra_{n}": f"/x/{n}" for n in range(40)},
+    }
+    got = read(example | {"endpoints": endpoints}, "https://shop.example/")
+    assert got.endpoints["receipts"] == "https://shop.example/agent/receipts"
+    assert got.endpoints["refunds"] == "https://shop.example/agent/refunds"
+    assert "revocations" not in got.endpoints and "negotiation" not in got.endpoints
+    assert len(got.endpoints) == 2 + 28  # the first 32 names read, two of them refused
+    said = {d.path: d.code for d in got.diagnostics}
+    assert said["$.endpoints.revocations"] == "private-endpoint"
+    assert said["$.endpoints.negotiation"] == "invalid-endpoint"
+    assert read(example, "https://shop.example/").model_dump().get("endpoints") is None
