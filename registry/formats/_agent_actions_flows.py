@@ -92,6 +92,7 @@ def flow_input(steps: list[FlowStep], actions: dict[str, Action]) -> dict[str, A
     the action it feeds types it (the first that does), and required unless every action it
     feeds says it is optional."""
     properties: dict[str, Any] = {}
+    typed: set[str] = set()
     optional: dict[str, bool] = {}
     for step in steps:
         action = actions.get(step.action)
@@ -103,8 +104,11 @@ def flow_input(steps: list[FlowStep], actions: dict[str, Action]) -> dict[str, A
                 continue
             field, *deeper = ref.removeprefix("$input.").split(".")
             spec = params.get(param) if action and not deeper else None
-            if field not in properties or (properties[field] == {} and isinstance(spec, dict)):
-                properties[field] = dict(spec) if isinstance(spec, dict) else _untyped(deeper)
+            if isinstance(spec, dict) and field not in typed:
+                properties[field] = dict(spec)
+                typed.add(field)
+            elif field not in properties:
+                properties[field] = _untyped(step.action, param, deeper)
             said_optional = action is not None and not deeper and param not in required
             optional[field] = optional.get(field, True) and said_optional
     schema_out: dict[str, Any] = {"type": "object", "properties": properties}
@@ -113,8 +117,12 @@ def flow_input(steps: list[FlowStep], actions: dict[str, Action]) -> dict[str, A
     return schema_out
 
 
-def _untyped(deeper: list[str]) -> dict[str, Any]:
-    return {"type": "object"} if deeper else {}
+def _untyped(action: str, param: str, deeper: list[str]) -> dict[str, Any]:
+    """A field whose action types it nowhere here: say where it goes, so an agent can look
+    that action up (its document may be another of the site's)."""
+    if deeper:
+        return {"type": "object"}
+    return {"description": f"passed to {action} as {param}"}
 
 
 def _steps(

@@ -62,7 +62,11 @@ def test_002_manifest_as_printed() -> None:
     # no input declared: worked out from $input.query and $input.quantity, typed by add_to_cart
     assert buy.input_schema == {
         "type": "object",
-        "properties": {"query": {}, "quantity": {"type": "integer", "minimum": 1, "maximum": 20}},
+        "properties": {
+            # search_products is not printed: the field says where it goes
+            "query": {"description": "passed to search_products as query"},
+            "quantity": {"type": "integer", "minimum": 1, "maximum": 20},
+        },
         "required": ["query", "quantity"],
     }
     # it buys: spend (asks the person first), under the manifest's grant and the cart scope
