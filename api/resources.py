@@ -97,9 +97,10 @@ class HistoryEntry(StrictModel):
     id: int
     version: int = Field(description="The site's version this change produced")
     at: str = Field(description="ISO 8601, UTC")
-    reason: Literal["crawl", "ingest", "tombstone", "robots", "removed"] = Field(
+    reason: Literal["crawl", "ingest", "tombstone", "robots", "removed", "probe"] = Field(
         description="tombstone: 404/410 over 72 h; robots: robots.txt now disallows it; "
-        "removed: an operator removed the site"
+        "removed: an operator removed the site; probe: a liveness probe read an MCP server's "
+        "tools"
     )
     run_id: int | None = Field(description="The crawl run that made it, when known")
     added: list[str] = Field(description="Action names; flows as flow:NAME")
