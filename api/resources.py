@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from registry.model.liveness import ProbedEndpoint
 from registry.model.public import DocumentRef
 from registry.model.schemas import Auth, Diagnostic, Effect, StrictModel
 
@@ -87,6 +88,10 @@ class SiteDetail(StrictModel):
     )
     actions: list[ActionBrief]
     flows: list[FlowBrief]
+    endpoints: list[ProbedEndpoint] = Field(
+        description="Its MCP servers, A2A agents and ARD registries, with what the last "
+        "liveness probe of each found"
+    )
     documents: list[DocumentInfo]
     last_crawl: RunSummary | None
 

@@ -62,7 +62,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def sdk_server() -> MCPServer:
+def sdk_server(calls: Counter[str]) -> MCPServer:
+    """The SDK's server; ``calls`` counts every tool call (a probe must make none)."""
     server: MCPServer = MCPServer("forecast", version="1.0", log_level="WARNING")
 
     @server.tool(
@@ -70,16 +71,19 @@ def sdk_server() -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=True),
     )
     def forecast(city: str) -> str:
+        calls["forecast"] += 1
         return "sunny"
 
     @server.tool(
         description="Delete a saved city", annotations=ToolAnnotations(destructive_hint=True)
     )
     def forget_city(city: str) -> str:
+        calls["forget_city"] += 1
         return "gone"
 
     @server.tool(description=INJECTED)
     def add(a: int, b: int) -> int:
+        calls["add"] += 1
         return a + b
 
     return server
@@ -90,7 +94,8 @@ class ProbeWeb:
         self.port, self.dead_port = free_port(), free_port()
         self.requests: Counter[tuple[str, str, str]] = Counter()
         self.gone_served = 0
-        self.mcp = sdk_server()
+        self.tool_calls: Counter[str] = Counter()
+        self.mcp = sdk_server(self.tool_calls)
         self.sdk_app = self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -122,7 +127,7 @@ class ProbeWeb:
         request = Request(scope, receive)
         host = request.headers.get("host", "").split(":")[0]
         method = ""
-        if request.method == "POST" and host != "live.mcp.test":
+        if request.method == "POST" and host != "live.mcp.test":  # the SDK reads its own
             body = await request.body()
             method = str(_json(body).get("method", ""))
             request = _replayed(scope, body)

@@ -45,6 +45,19 @@ class Liveness(StrictModel):
     latency_ms: int | None = Field(description="How long the handshake took")
 
 
+class ProbedEndpoint(Liveness):
+    """One endpoint of a site as GET /sites/{host} lists it, with what its probe found."""
+
+    endpoint: str = Field(description="The endpoint its actions name")
+    probe_url: str = Field(description="What was asked: the endpoint, or the card listing it")
+    format: str = Field(description="The format of the document that listed it")
+    http_status: int | None
+    detail: dict[str, Any] = Field(
+        description="era (MCP protocol version), tools (how many, or auth-required), reason "
+        "(why not live), protected_resource (RFC 9728 metadata of an auth-required one)"
+    )
+
+
 @dataclass(frozen=True)
 class ProbeTarget:
     """One endpoint to probe: ``endpoint`` is what its actions name, ``probe_url`` what is
