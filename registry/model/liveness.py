@@ -52,7 +52,7 @@ class ProbedEndpoint(Liveness):
     probe_url: str = Field(description="What was asked: the endpoint, or the card listing it")
     format: str = Field(description="The format of the document that listed it")
     http_status: int | None
-    detail: dict[str, Any] = Field(
+    found: dict[str, Any] = Field(
         description="era (MCP protocol version), tools (how many, or auth-required), reason "
         "(why not live), protected_resource (RFC 9728 metadata of an auth-required one)"
     )

@@ -160,7 +160,7 @@ def site_endpoints(session: Session, site_id: int) -> list[dict[str, Any]]:
             "format": row.protocol,
             **public(row),
             "http_status": row.http_status,
-            "detail": row.detail,
+            "found": row.detail,
         }
         for row in session.scalars(query)
     ]
