@@ -103,7 +103,8 @@ class ProbeWeb:
         self._server: uvicorn.Server | None = None
 
     def url(self, host: str, path: str = "/") -> str:
-        port = self.dead_port if host.startswith("dead.") and path == "/mcp" else self.port
+        dead = kind_of(host) == "dead" and path == "/mcp"
+        port = self.dead_port if dead else self.port
         return f"http://{host}:{port}{path}"
 
     def hosts(self) -> list[str]:
@@ -127,21 +128,22 @@ class ProbeWeb:
         request = Request(scope, receive)
         host = request.headers.get("host", "").split(":")[0]
         method = ""
-        if request.method == "POST" and host != "live.mcp.test":  # the SDK reads its own
+        sdk = kind_of(host) == "live" and host.endswith(".mcp.test")
+        if request.method == "POST" and not sdk:  # the SDK reads its own
             body = await request.body()
             method = str(_json(body).get("method", ""))
             request = _replayed(scope, body)
         self.requests[
             (host, request.method, request.url.path + (f" {method}" if method else ""))
         ] += 1
-        if host == "live.mcp.test" and request.url.path == "/mcp":
+        if sdk and request.url.path == "/mcp":
             await self.sdk_app(scope, request.receive, send)
             return
         response = await self._answer(host, request)
         await response(scope, request.receive, send)
 
     async def _answer(self, host: str, request: Request) -> Response:
-        name = host.split(".")[0]
+        name = kind_of(host)
         path = request.url.path
         if host.endswith(".mcp.test") and path == CARD:
             return JSONResponse(
@@ -185,6 +187,11 @@ class ProbeWeb:
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
+
+
+def kind_of(host: str) -> str:
+    """``live`` of ``live.mcp.test`` and of ``live-17.mcp.test`` (the bench's many)."""
+    return host.split(".")[0].split("-")[0]
 
 
 def _json(body: bytes) -> dict[str, Any]:
