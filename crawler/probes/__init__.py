@@ -82,8 +82,12 @@ def probe_sites(
     engine: Engine, settings: Settings, policy: AddressPolicy, hosts: Sequence[str], delay: float
 ) -> ProbeSummary:
     """After a crawl of ``hosts``: probe every endpoint they list now, forget the rest."""
-    with transaction(engine) as session:
-        targets = probe_targets(session, hosts)
+    try:
+        with transaction(engine) as session:
+            targets = probe_targets(session, hosts)
+    except DB_AWAY as exc:  # the crawl is stored or spooled; its probes wait until due
+        logger.warning("no probes after the crawl, database unavailable: %s", first_line(exc))
+        return ProbeSummary()
     return _store(engine, settings, probe_all(targets, policy, settings, delay), hosts)
 
 
