@@ -46,7 +46,7 @@ class ProbeSummary:
     endpoints: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     requests: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the probes' latencies added up (they run several hosts at once)
     tools: int = 0  # tools of live MCP servers now stored as actions
     changed_sites: list[str] = field(default_factory=list)
 
