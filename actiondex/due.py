@@ -12,7 +12,9 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from actiondex.crawling import CrawlOptions, crawl_and_index
-from actiondex.runtime import UserError, open_store
+from actiondex.policy import make_policy
+from actiondex.runtime import UserError, open_index, open_store
+from crawler.probes import probe_due
 from crawler.targets import site_origin
 from registry.config import Settings
 from registry.db.engine import transaction
@@ -60,6 +62,43 @@ def crawl_due(
     engine: Engine = open_store(settings)
     with transaction(engine) as session:
         selected = crawl_selection(session, limit, only)
+    summary = _crawl(settings, selected, resolve, allow_private, quiet, options, engine)
+    probed = probes_due(settings, only, limit, resolve, allow_private, engine, options)
+    if probed is not None:
+        summary["probes_due"] = probed
+    return summary
+
+
+def probes_due(
+    settings: Settings,
+    only: list[str] | None,
+    limit: int,
+    resolve: list[str],
+    allow_private: bool | None,
+    engine: Engine,
+    options: CrawlOptions | None,
+) -> dict[str, Any] | None:
+    """The liveness probes that are due, beside the crawls (crawler/probes): what they found,
+    the index brought up to date when a status changed. None when probes are off."""
+    if not settings.probes:
+        return None
+    policy = make_policy(settings, resolve, allow_private)
+    delay = (options or CrawlOptions()).delay
+    probed = probe_due(engine, settings, policy, limit, only, delay).as_dict()
+    if probed["changed_sites"] and (options is None or options.index):
+        open_index(settings, engine)
+    return probed
+
+
+def _crawl(
+    settings: Settings,
+    selected: list[str],
+    resolve: list[str],
+    allow_private: bool | None,
+    quiet: bool,
+    options: CrawlOptions | None,
+    engine: Engine,
+) -> dict[str, Any]:
     if not selected:
         return {
             "kind": "crawl",

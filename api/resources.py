@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from registry.model.liveness import ProbedEndpoint
 from registry.model.public import DocumentRef
 from registry.model.schemas import Auth, Diagnostic, Effect, StrictModel
 
@@ -91,6 +92,10 @@ class SiteDetail(StrictModel):
     )
     actions: list[ActionBrief]
     flows: list[FlowBrief]
+    endpoints: list[ProbedEndpoint] = Field(
+        description="Its MCP servers, A2A agents and ARD registries, with what the last "
+        "liveness probe of each found"
+    )
     documents: list[DocumentInfo]
     last_crawl: RunSummary | None
 
@@ -101,9 +106,10 @@ class HistoryEntry(StrictModel):
     id: int
     version: int = Field(description="The site's version this change produced")
     at: str = Field(description="ISO 8601, UTC")
-    reason: Literal["crawl", "ingest", "tombstone", "robots", "removed"] = Field(
+    reason: Literal["crawl", "ingest", "tombstone", "robots", "removed", "probe"] = Field(
         description="tombstone: 404/410 over 72 h; robots: robots.txt now disallows it; "
-        "removed: an operator removed the site"
+        "removed: an operator removed the site; probe: a liveness probe read an MCP server's "
+        "tools"
     )
     run_id: int | None = Field(description="The crawl run that made it, when known")
     added: list[str] = Field(description="Action names; flows as flow:NAME")

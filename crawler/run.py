@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from crawler.guard import AddressPolicy
 from crawler.heartbeat import beating
 from crawler.pipelines import SiteRow, StorePipeline
+from crawler.probes import probe_sites
 from crawler.runner import run_spider
 from crawler.settings import ENGINE_SETTING, RUN_SETTING, Shared, scrapy_settings
 from crawler.spiders.site import SiteSpider
@@ -53,6 +54,9 @@ class CrawlSummary(BaseModel):
     requests: int = 0  # HTTP requests sent, retries and redirects included
     refused: int = 0  # requests the address guard refused before connecting
     seconds: float = 0.0
+    # The liveness probes of the endpoints the crawled sites list (crawler/probes): endpoints,
+    # statuses, requests, seconds, tools stored as actions, sites whose liveness changed.
+    probes: dict[str, Any] = Field(default_factory=dict)
 
     def add(self, row: SiteRow) -> None:
         self._tally(row, 1)
@@ -131,6 +135,9 @@ def run_crawl(
             _report_unfinished(hosts, summary)
             for row in store.replay():  # spooled while the database was away, if it is back
                 summary.stored_later(row)
+            if settings.probes and not stop.requested:
+                probed = probe_sites(engine, settings, policy, hosts, delay)
+                summary.probes = probed.as_dict()
         status = "aborted" if stop.requested or reason == "shutdown" else "finished"
     except (CrawlAborted, KeyboardInterrupt):
         status = "aborted"

@@ -23,6 +23,14 @@ class Settings(BaseSettings):
     user_agent: str = "actiondex/0.1 (+https://github.com/actiondex/actiondex)"
     request_timeout: float = 30.0
     max_actions_per_site: int = 1000
+    # Liveness probes (crawler/probes): seconds one probe of one endpoint may take in all (its
+    # two to five requests), bytes one answer may have, probes run at once (one per host), and
+    # whether a crawl probes the endpoints it found (`crawl --due` and workers probe what is due
+    # either way when it is on).
+    probes: bool = True
+    probe_timeout: Annotated[float, Field(gt=0, le=120)] = 10.0
+    probe_max_bytes: Annotated[int, Field(gt=0, le=16 * 1024 * 1024)] = 1024 * 1024
+    probe_concurrency: Annotated[int, Field(ge=1, le=64)] = 8
     # API requests per client address: a sustained rate (requests a second;
     # 0 turns the limit off) and a burst allowed at once.
     rate_limit: float = 50.0

@@ -47,7 +47,14 @@ def door_models() -> Iterator[type[BaseModel]]:
 
 
 def test_the_action_only_fields_are_the_ones_meant() -> None:
-    assert {"needs_approval", "type", "input_schema", "output_schema", "source"} == ACTION_ONLY
+    assert {
+        "needs_approval",
+        "type",
+        "input_schema",
+        "output_schema",
+        "source",
+        "liveness",
+    } == ACTION_ONLY
 
 
 def test_no_door_model_writes_out_the_actions_fields() -> None:

@@ -49,6 +49,7 @@ PROCESS_FILES = {
     "api/test_body_limit.py",
     "api/test_proxies.py",
     "bench/test_realsites.py",
+    "crawler/test_probes.py",
     "jobs/test_forked.py",
     "jobs/test_child.py",
     "registry/index/test_index_kill.py",

@@ -107,7 +107,9 @@ def _crawl_due(
         if as_json:
             output.summary(summary, as_json)
         else:
-            output.info("nothing is due for a crawl")
+            probed = summary.get("probes_due") or {}
+            more = f"; {probed['endpoints']} endpoints probed" if probed.get("endpoints") else ""
+            output.info(f"nothing is due for a crawl{more}")
         return
     output.summary(summary, as_json)
     if summary["errors"] and summary["actions"] == 0:

@@ -49,6 +49,14 @@ def find(
         int, typer.Option(help=f"Results per site on a page (1-{MAX_PER_SITE}).")
     ] = PER_SITE,
     explain: Annotated[bool, typer.Option(help="Show each result's score breakdown.")] = False,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live",
+            help="Only actions whose endpoint answered its last liveness probe (MCP servers, "
+            "A2A agents, ARD registries).",
+        ),
+    ] = False,
     group: Annotated[
         str,
         typer.Option(
@@ -75,6 +83,7 @@ def find(
             "offset": offset,
             "per_site": per_site,
             "explain": explain,
+            "live": live,
             "group": group,
         },
         load_settings,

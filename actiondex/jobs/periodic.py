@@ -5,7 +5,8 @@
 - retry_stalled: jobs of workers whose heartbeat stopped (killed, machine gone) go back to the
   queue, as procrastinate does not retry them by itself; then crawl runs left ``running`` by
   their dead children are marked aborted, and what those runs had taken goes back to the
-  queue. Not within heartbeat_grace of a database outage: heartbeats stopped with it.
+  queue. Not within heartbeat_grace of a database outage: heartbeats stopped with it;
+- probe_due: the liveness probes that are due (actiondex/jobs/probing.py).
 
 Any number of schedulers may run: procrastinate defers each periodic tick once, and the
 queueing locks keep one of each task waiting.
@@ -14,6 +15,7 @@ queueing locks keep one of each task waiting.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from procrastinate import App
 from procrastinate.exceptions import ConnectorException
@@ -23,6 +25,7 @@ from sqlalchemy import Engine
 from actiondex.jobs import hooks
 from actiondex.jobs.app import SCHEDULE_QUEUE
 from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
+from actiondex.jobs.probing import probe_due_endpoints
 from actiondex.jobs.tasks import CRAWL_TASK, enqueue
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
@@ -53,6 +56,11 @@ def register_periodic(app: App, settings: Settings) -> None:
     @app.task(name="actiondex.retry_stalled", queue=SCHEDULE_QUEUE, queueing_lock="retry_stalled")
     async def retry_stalled(timestamp: int) -> dict[str, int]:
         return await retry_stalled_jobs(app, engine, settings)
+
+    @app.periodic(cron=cron_every(settings.schedule_interval), periodic_id="probes")
+    @app.task(name="actiondex.probe_due", queue=SCHEDULE_QUEUE, queueing_lock="probe_due")
+    async def probe_due(timestamp: int) -> dict[str, Any]:
+        return await probe_due_endpoints(engine, settings)
 
 
 async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dict[str, int]:

@@ -95,6 +95,7 @@ class Tools:
         per_site: Annotated[Any, like("per_site")] = PER_SITE,
         explain: Annotated[Any, like("explain")] = False,
         group: Annotated[Any, like("group")] = "action",
+        live: Annotated[Any, like("live")] = False,
     ) -> FoundActions:
         """Find the actions websites offer agents for what your person wants done ("buy
         printer paper", "book a table for two tonight"), best first: which site offers it,
@@ -120,6 +121,7 @@ class Tools:
                 "per_site": per_site,
                 "explain": explain,
                 "group": group,
+                "live": live,
             }
         )
         backing = self._backing()

@@ -233,6 +233,27 @@ class Submission(Base):
     finished_at: Mapped[datetime | None]
 
 
+class EndpointLiveness(Base):
+    """The last liveness probe of one endpoint a site lists (registry/store/liveness.py): an
+    MCP server, an A2A agent's card, an ARD registry. ``endpoint`` is what its actions name as
+    theirs, ``probe_url`` what was asked. Migration 0014."""
+
+    __tablename__ = "endpoint_liveness"
+    __table_args__ = (UniqueConstraint("site_id", "endpoint"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"), index=True)
+    endpoint: Mapped[str] = mapped_column(String(2048))
+    probe_url: Mapped[str] = mapped_column(String(2048))
+    protocol: Mapped[str] = mapped_column(String(10))  # mcp | a2a | ard
+    status: Mapped[str] = mapped_column(String(20))  # live|auth-required|not-protocol|unreachable
+    checked_at: Mapped[datetime]
+    latency_ms: Mapped[int | None]
+    http_status: Mapped[int | None]
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)  # era, tools, auth metadata
+    next_probe_at: Mapped[datetime] = mapped_column(index=True)
+
+
 # GET /sites' order (registry.store.site_list): when the action set last changed, else when the site
 # was first stored; the host breaks ties. Migration 0005.
 SITE_CHANGE_ORDER = func.coalesce(Site.changed_at, Site.created_at)

@@ -14,6 +14,7 @@ and, where the format has them, these facts (absent means the default):
     LEGACY_PATHS: dict[str, str]   path -> its predecessor, asked only when the path is missing
     FILE_NAME: re.Pattern | None   names its documents go by besides its PATHS' file names
     site_url(data) -> str | None   the site (URL or bare host) a document names for itself
+    PROBE: "handshake" | "card" | "catalog"  how liveness probes ask (registry.model.liveness)
 
 Everything outside this package asks the functions below for those facts, so a new format is
 one module here, one entry in FORMATS and its fixtures in tests/fixtures/<NAME>/.
@@ -51,6 +52,7 @@ from registry.formats._hints import HINTS, with_hint
 from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
 from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.formats._rules import MAX_ACTIONS, enforce
+from registry.model.liveness import Kind
 from registry.model.schemas import Diagnostic, Manifest, RawDocument
 from registry.model.urls import site_of
 
@@ -69,6 +71,8 @@ __all__ = [
     "named_site",
     "names_a_manifest",
     "normalise",
+    "probe_kind",
+    "reads_as",
     "published_path",
     "references_cross_hosts",
     "sniff",
@@ -76,6 +80,8 @@ __all__ = [
     "well_known_paths",
 ]
 
+# 8: descriptions that read as instructions to the agent are flagged suspicious-instruction,
+# MCP tools whose description says they send, spend or delete have that effect;
 # 7: seed 002 (agent-actions: top-level auth, steps bound with "with", a flow's input from its
 # $input references, a step over another document's action kept) and every flow's auth, scope
 # and cost from its steps; seed 001 (Wildcard without agentsJson); seed 000 (PropertyValue
@@ -86,7 +92,7 @@ __all__ = [
 # agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
 # x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
 # Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 7
+NORMALISER_VERSION = 8
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
 # announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
 # and schemaorg (anything JSON-LD) last.
@@ -162,6 +168,26 @@ def references_cross_hosts(format_name: str) -> bool:
         for module in FORMATS
         if format_name == module.NAME
     )
+
+
+def probe_kind(format_name: str) -> Kind | None:
+    """How the endpoints a document of this format lists are probed for liveness: a
+    protocol handshake at the actions' endpoint, a GET of the document itself, or (None) not
+    at all: a plain HTTP action is never called to see whether it works."""
+    module = next((m for m in FORMATS if format_name == m.NAME), None)
+    return getattr(module, "PROBE", None)
+
+
+def reads_as(format_name: str, body: bytes) -> bool:
+    """Whether ``body`` (as served) is a document of this format: a probe's answer."""
+    module = next((m for m in FORMATS if format_name == m.NAME), None)
+    if module is None:
+        return False
+    try:
+        data, _ = load(body)
+    except Unusable:
+        return False
+    return bool(module.matches(data))
 
 
 def legacy_paths() -> dict[str, str]:

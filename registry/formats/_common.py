@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from registry.model.identifiers import split_identifier
+from registry.model.instructions import reads_as_instructions
 from registry.model.sanitize import (
     DESCRIPTION_MAX,
     INDEX_TEXT_MAX,
@@ -58,6 +59,16 @@ def described(
             f"text past {INDEX_TEXT_MAX} characters is not read",
             "info",
             "say what it is for first; the rest is neither shown nor searched",
+        )
+    raw = value if isinstance(value, str) else ""
+    if reads_as_instructions(raw) or reads_as_instructions(whole):
+        diag(
+            diags,
+            "suspicious-instruction",
+            path,
+            "the text reads as instructions to the agent, not as what the action does",
+            "warning",
+            "describe what the action does; never address the agent that reads it",
         )
     display = shorten(whole, DESCRIPTION_MAX)
     about = index_words(whole, *extra)

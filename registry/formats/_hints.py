@@ -21,6 +21,7 @@ HINTS: dict[str, str] = {
     "unknown-context": "use @context https://schema.org",
     "internal-error": "nothing to fix on your side; actiondex will retry with a newer version",
     "truncated": "shorten the text; agents see only the first part",
+    "suspicious-instruction": "describe what the action does; never address the agent",
     # items
     "missing-field": "add the required field",
     "invalid-type": "use the type the format's spec gives for this field",

@@ -29,6 +29,7 @@ from registry.model.urls import absolute
 
 NAME = "a2a"
 PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+PROBE = "card"  # liveness (crawler/probes)
 MAX_SKILLS = 128
 MAX_WORDS = 16  # tags, and examples, read of a skill for the index
 _CARD_KEYS = {

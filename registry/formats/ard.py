@@ -32,6 +32,7 @@ from registry.model.urls import absolute, same_origin
 
 NAME = "ard"
 PATHS = ("/.well-known/ard.json", "/.well-known/ai-catalog.json")
+PROBE = "catalog"  # liveness (crawler/probes)
 LINK_RELS = ("ard", "ai-catalog")
 LEGACY_PATHS = {"/.well-known/ard.json": "/.well-known/ai-catalog.json"}  # asked if it is missing
 CROSS_HOST_REFERENCES = True  # entries point at cards on the agents' own hosts

@@ -12,6 +12,7 @@ API page (``{"servers": [{"server": ...}]}``) gives one action per server.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from registry.formats._common import (
@@ -24,15 +25,20 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._references import References
-from registry.model.effects import infer_effect
+from registry.model.effects import STRENGTH, infer_effect
 from registry.model.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
 from registry.model.schemas import Action, Effect, Manifest
 from registry.model.urls import absolute
 
 NAME = "mcp"
 PATHS = ("/.well-known/mcp.json", "/.well-known/mcp/server-card.json", "/server.json")
+PROBE = "handshake"  # liveness (crawler/probes)
 CROSS_HOST_REFERENCES = True  # remotes and cards live on the server's host
 MAX_TOOLS = 128
+MAX_VERB_WORDS = 6  # leading words of a tool's description read for its effect
+_WORD = re.compile(r"[A-Za-z]+")
+_STRONGER: frozenset[Effect] = frozenset({"send", "spend", "delete"})
+_MORE: dict[str, Effect] = {"charge": "spend", "purchase": "spend", "transfer": "spend"}
 _SERVER_KEYS = {"remotes", "packages", "version_detail", "serverInfo", "mcp_version"}
 # Keys that, next to a tools list, say "MCP server" rather than "some agents.json"
 _TRANSPORT_KEYS = {"serverUrl", "transport", "protocolVersion", "endpoint"}
@@ -86,9 +92,11 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
             if (a := _server(as_dict(s), url, f"$.servers[{i}]", diags))
         ]
         return Manifest(site=site, url=url, format=NAME, actions=actions, diagnostics=diags)
-    server = _server(data, url, "$", diags)
-    endpoint = server.endpoint if server else None
     tools = data.get("tools", as_dict(data.get("capabilities")).get("tools"))
+    # A live tools/list answer (crawler/probes) names no server: its tools stand alone.
+    bare = isinstance(tools, list) and not _named(data)
+    server = None if bare else _server(data, url, "$", diags)
+    endpoint = server.endpoint if server else _endpoint(data, url)
     actions = [server] if server else []
     actions += [
         a
@@ -108,6 +116,13 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
         or None,
         site_description=description,
         site_about=about,
+    )
+
+
+def _named(data: dict[str, Any]) -> bool:
+    return any(
+        isinstance(v, str) and v.strip()
+        for v in (data.get("name"), as_dict(data.get("serverInfo")).get("name"))
     )
 
 
@@ -173,16 +188,31 @@ def _tool(tool: Any, endpoint: str | None, path: str, diags: Diagnostics) -> Act
         about=about,
         endpoint=endpoint,
         method="POST" if endpoint else None,
-        effect=_effect(hints, name),
+        effect=_effect(hints, name, tool.get("description")),
         input_schema=clean_schema(schema) if isinstance(schema, dict) else {"type": "object"},
         output_schema=clean_schema(output) if isinstance(output, dict) else None,
     )
 
 
-def _effect(hints: dict[str, Any], name: str) -> Effect:
-    """MCP tool annotations first (readOnlyHint, destructiveHint), then the name's verb."""
+def _effect(hints: dict[str, Any], name: str, description: Any) -> Effect:
+    """MCP tool annotations first (readOnlyHint -> read, destructiveHint -> delete), then the
+    name's verb; a tool still ``write`` is more when its description says it sends, spends
+    or deletes (its leading words: "Sends an email", "Charges the card")."""
     if hints.get("readOnlyHint") is True:
         return "read"
     if hints.get("destructiveHint") is True:
         return "delete"
-    return infer_effect(None, None, name)
+    effect = infer_effect(None, None, name)
+    if effect != "write" or not isinstance(description, str):
+        return effect
+    found = {_said_effect(word) for word in _WORD.findall(description[:200])[:MAX_VERB_WORDS]}
+    return next((e for e in STRENGTH if e in found and e in _STRONGER), "write")
+
+
+def _said_effect(word: str) -> Effect | None:
+    word = word.lower()
+    for stem in (word, word.removesuffix("s"), word.removesuffix("es")):
+        effect = _MORE.get(stem) or infer_effect(None, None, stem)
+        if effect in _STRONGER:
+            return effect
+    return None

@@ -34,12 +34,23 @@ from registry.index.parts import (
 from registry.index.text import ANALYZER, NO_TERMS
 from registry.index.vectors import stored_b64
 from registry.model.identifiers import split_identifier
-from registry.model.results import result_payload
+from registry.model.results import LIVE_FIELD, result_payload
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
-RAW_FIELDS = ("kind", "site", "domain", "effect", "type", "format", "method", "auth", "same_origin")
+RAW_FIELDS = (
+    "kind",
+    "site",
+    "domain",
+    "effect",
+    "type",
+    "format",
+    "method",
+    "auth",
+    "same_origin",
+    "live",  # the liveness status of its endpoint (registry.store.liveness), when probed
+)
 # Stored so a page can be grouped (per site, a flow's steps under it) without the payload.
-STORED_FIELDS = ("id", "kind", "site", "key", "step")
+STORED_FIELDS = ("id", "kind", "site", "key", "step", "live")
 # ``all`` is every text part of an action (name split, title, type and effect words, titles of
 # its flows, description, parameters, site name and description); ``head`` holds the words
 # an action leads with (first word of its name and of its title, its Schema.org type): the
@@ -117,10 +128,18 @@ def _document(fields: str, text: str, payload: str, site: SiteInfo, about: str =
     )
 
 
-def action_document(site: SiteInfo, parts: ActionParts, flows: Sequence[str]) -> str:
-    """``parts`` and what the action's site and its flows add: their words in ``all``."""
+def action_document(
+    site: SiteInfo, parts: ActionParts, flows: Sequence[str], live: dict[str, Any] | None = None
+) -> str:
+    """``parts`` and what the action's site and its flows add: their words in ``all``; with
+    ``live`` (its endpoint's last probe, registry.model.liveness.Liveness) the result says it
+    and ``live=true`` and the ranking read its status."""
     text = " ".join(filter(None, [parts.index_text, *flows, site.text]))
-    return _document(parts.index_fields, text, parts.payload, site, parts.about)
+    fields, payload = parts.index_fields, parts.payload
+    if live is not None:
+        payload = f"{payload[:-1]},{DUMP(LIVE_FIELD)}:{DUMP(live)}}}"
+        fields = f'{{"live":{DUMP(live["status"])},{fields[1:]}'
+    return _document(fields, text, payload, site, parts.about)
 
 
 def steps_of(row: Any) -> list[dict[str, Any]]:

@@ -16,9 +16,10 @@ from typing import Any
 from sqlalchemy import Connection, Text, cast, or_, select
 from sqlalchemy.orm import Session
 
-from registry.db.tables import ActionRow, Document, FlowRow, Site
+from registry.db.tables import ActionRow, Document, EndpointLiveness, FlowRow, Site
 from registry.index.documents import SiteInfo, action_document, flow_document, steps_of
 from registry.index.parts import INDEX_VERSION, ActionParts, action_parts
+from registry.model.liveness import iso
 from registry.model.results import PAYLOAD_JSON
 
 SITE_BATCH = 500  # sites per query while loading rows
@@ -41,7 +42,8 @@ def _columns(table: Any, names: str) -> list[Any]:
 
 
 _STORED_COLUMNS = _columns(
-    ActionRow.__table__, "site_id name index_version index_fields index_text payload about"
+    ActionRow.__table__,
+    "site_id name index_version index_fields index_text payload about endpoint",
 )
 _ACTION_COLUMNS = _columns(
     ActionRow.__table__,
@@ -67,13 +69,30 @@ def _batch_documents(conn: Connection, sites: dict[int, SiteInfo]) -> Iterator[s
         for step in steps_of(flow):
             flow_titles[(flow.site_id, step["action"])].append(flow.title)
         yield flow_document(sites[flow.site_id], flow, _source(flow.url, flow.format))
-    for site_id, name, parts in _action_parts(conn, sites):
-        yield action_document(sites[site_id], parts, flow_titles.get((site_id, name), []))
+    live = _liveness(conn, sites)
+    for site_id, name, endpoint, parts in _action_parts(conn, sites):
+        found = live.get((site_id, endpoint)) if endpoint else None
+        yield action_document(sites[site_id], parts, flow_titles.get((site_id, name), []), found)
+
+
+def _liveness(conn: Connection, sites: dict[int, SiteInfo]) -> dict[tuple[int, str], Any]:
+    """(site id, endpoint) -> its last probe's public part, for the batch's sites."""
+    query = select(
+        EndpointLiveness.site_id,
+        EndpointLiveness.endpoint,
+        EndpointLiveness.status,
+        EndpointLiveness.checked_at,
+        EndpointLiveness.latency_ms,
+    ).where(EndpointLiveness.site_id.in_(sites))
+    return {
+        (site_id, endpoint): {"status": status, "checked_at": iso(at), "latency_ms": ms}
+        for site_id, endpoint, status, at, ms in conn.execute(query)
+    }
 
 
 def _action_parts(
     conn: Connection, sites: dict[int, SiteInfo]
-) -> Iterator[tuple[int, str, ActionParts]]:
+) -> Iterator[tuple[int, str, str | None, ActionParts]]:
     """(site id, action name, its own part) of every action of ``sites``: as stored where
     it is current, else worked out from its columns."""
     in_sites = ActionRow.site_id.in_(sites)
@@ -81,9 +100,9 @@ def _action_parts(
     in_order = (ActionRow.site_id, ActionRow.name)
     stale = False
     stored = conn.execute(select(*_STORED_COLUMNS).where(in_sites).order_by(*in_order))
-    for site_id, name, version, fields, text, payload, about in stored:
+    for site_id, name, version, fields, text, payload, about, endpoint in stored:
         if version == INDEX_VERSION:
-            yield site_id, name, ActionParts(fields, text, payload, about or "")
+            yield site_id, name, endpoint, ActionParts(fields, text, payload, about or "")
         else:
             stale = True
     if not stale:  # the usual case: no second pass over the batch's rows
@@ -99,7 +118,7 @@ def _action_parts(
         site = sites[row.site_id]
         texts = {name: getattr(row, name) for name in PAYLOAD_JSON}
         parts = action_parts(row, texts, site.host, _source(row.url, row.format), site.about)
-        yield row.site_id, row.name, parts
+        yield row.site_id, row.name, row.endpoint, parts
 
 
 def _source(url: str, fmt: str | None) -> dict[str, str]:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from registry.model.liveness import Liveness
 from registry.model.schemas import Auth, Effect, StrictModel
 
 APPROVAL = (
@@ -60,6 +61,12 @@ class ActionFields(StrictModel):
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     source: SourceRef
+    liveness: Liveness | None = Field(
+        None,
+        exclude_if=absent,
+        description="What the last liveness probe of its endpoint found (MCP servers, A2A "
+        "agents, ARD registries: their read-only handshake); absent: never probed",
+    )
 
 
 class DocumentRef(StrictModel):

@@ -34,7 +34,10 @@ class FindResult(ActionFields):
 
 
 # The fields ``result_payload`` writes: all but what each search adds.
-PAYLOAD_FIELDS = frozenset(FindResult.model_fields) - {"score", "explain"}
+PAYLOAD_FIELDS = frozenset(FindResult.model_fields) - {"score", "explain", "liveness"}
+# Spliced in when the index document is made (registry.index.documents): it changes with
+# each probe, not with the action.
+LIVE_FIELD = "liveness"
 # Worked out by ``result_payload`` itself, from the effect.
 DERIVED = frozenset({"needs_approval"})
 # Stored as JSON text, spliced in as it is (no decode and encode per action).

@@ -121,6 +121,11 @@ class FindQuery(BaseModel):
             "false = `cross`"
         ),
     )
+    live: bool = Field(
+        False,
+        description="Only actions whose endpoint answered its last liveness probe (MCP "
+        "servers, A2A agents, ARD registries); plain HTTP actions are never probed",
+    )
     explain: bool = Field(False, description="Add each result's score breakdown")
     per_site: int = Field(
         PER_SITE,

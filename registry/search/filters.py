@@ -44,6 +44,8 @@ def filter_clauses(query: FindQuery) -> list[tuple[tantivy.Occur, tantivy.Query]
     clauses = [
         (tantivy.Occur.Must, _any_of(name, values)) for name, values in wanted.items() if values
     ]
+    if query.live:
+        clauses.append((tantivy.Occur.Must, term_query("live", "live")))
     return clauses + [
         (occur, term_query("same_origin", value)) for occur, value in _ORIGIN_CLAUSES[query.origins]
     ]

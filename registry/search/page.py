@@ -33,6 +33,7 @@ class Hit:
     payload: bytes
     explain: list[dict[str, Any]] | None = None
     support: float = 0.0  # what its site's other candidates added (registry.search.sites)
+    live: str = ""  # its endpoint's liveness status, when probed
 
     def json(self) -> bytes:
         """The wire form: the stored payload with the score (and explanation) spliced in."""
@@ -71,6 +72,7 @@ def load(searcher: tantivy.Searcher | Docs, score: float, address: tantivy.DocAd
         doc.get_first("key") or "",
         tuple(doc.get_all("step")),
         cast(bytes, doc.get_first("payload")),
+        live=doc.get_first("live") or "",
     )  # every document stores its payload
 
 

@@ -26,6 +26,9 @@ import tantivy
 from registry.search.page import Docs, Hit, load, unfolded
 
 CANDIDATES, SUPPORT, SUPPORTERS = 20, 0.05, 4
+# An action whose endpoint did not answer its last liveness probe scores this much of its score
+# among the candidates: below an equal one that answers, above a much weaker one.
+UNREACHABLE = 0.5
 
 
 def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> Iterator[Hit]:
@@ -39,6 +42,8 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
         tail = scores.pop(hit.site, [])[1 : SUPPORTERS + 1]  # popped: only at its site's best
         hit.support = SUPPORT * sum(score / k for k, score in enumerate(tail, 1))
         hit.score += hit.support
+        if hit.live == "unreachable":  # it may be gone: below one that answers
+            hit.score *= UNREACHABLE
     top.sort(key=lambda hit: -hit.score)
     rest = (load(docs, score, address) for score, address in found[CANDIDATES:])
     return itertools.chain(top, rest)

@@ -29,7 +29,7 @@ from registry.store.keyset import newest_first
 from registry.store.rows import lock_site
 from registry.store.site_list import find_site, iso
 
-REASONS = ("crawl", "ingest", "tombstone", "robots", "removed")
+REASONS = ("crawl", "ingest", "tombstone", "robots", "removed", "probe")
 FIELDS = (
     "title",
     "description",

@@ -28,6 +28,7 @@ from registry.index.parts import (
 )
 from registry.model.effects import needs_approval
 from registry.store.export import site_manifest
+from registry.store.liveness import endpoint_liveness, site_endpoints
 from registry.store.site_list import find_site, iso, last_run, list_sites, run_summary
 
 __all__ = [
@@ -50,7 +51,10 @@ def action_detail(session: Session, action_id: str) -> dict[str, Any] | None:
         .join(Site, ActionRow.site_id == Site.id)
         .where(ActionRow.id == action_id)
     ).one_or_none()
-    return None if found is None else _action(*found)
+    if found is None:
+        return None
+    live = endpoint_liveness(session, found[0].site_id, found[0].endpoint)
+    return _action(*found) | ({"liveness": live} if live else {})
 
 
 def _action(row: ActionRow, doc: Document, site: Site) -> dict[str, Any]:
@@ -176,6 +180,7 @@ def site_detail(session: Session, host: str) -> dict[str, Any] | None:
         "removed_at": iso(site.removed_at),
         "actions": [row._asdict() | {"effect": known_effect(row.effect)} for row in actions],
         "flows": [row._asdict() | {"effect": known_effect(row.effect)} for row in flows],
+        "endpoints": site_endpoints(session, site.id),
         "documents": [
             _document(doc)
             | {
