@@ -6,6 +6,7 @@ flow's ``name`` and ``steps`` is optional::
     {"schema": "agent-actions/0.1",
      "site": {"name": "...", "url": "https://shop.example", "description": "..."},
                                                    # or just "shop.example" / "https://..."
+                                                   #   (a bare host: the origin serving it)
      "actions": [{
          "name": "search_products",                # [A-Za-z0-9_-]{1,64}
          "title": "...", "description": "...",
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from registry.formats._agent_actions_flows import INPUT_KEYS, read_flows
 from registry.formats._common import (
@@ -54,7 +56,7 @@ from registry.formats._references import References
 from registry.model.effects import infer_effect
 from registry.model.sanitize import TITLE_MAX, clean_text
 from registry.model.schemas import EFFECTS, Action, Auth, Effect, Manifest
-from registry.model.urls import absolute
+from registry.model.urls import absolute, site_of
 
 NAME = "agent-actions"
 PATHS = ("/.well-known/agent-actions.json",)
@@ -98,12 +100,12 @@ def to_manifest(
     diags: Diagnostics = []
     info = data.get("site")
     if isinstance(info, str):  # the site alone: a host ("shop.example") or its URL
-        info = {"url": info if "://" in info else f"https://{info}"}
+        info = {"url": info}
     if not isinstance(info, dict):
         if info is not None:
             diag(diags, "invalid-type", "$.site", "site must be an object or a host name")
         info = {}
-    base = absolute(info.get("url"), url) or url
+    base = _base(info.get("url"), url)
     actions = _actions(data.get("actions"), base, diags)
     flows = read_flows(data.get("flows"), {action.name: action for action in actions}, diags)
     description, about = site_text(info.get("description"), "$.site.description", diags)
@@ -118,6 +120,19 @@ def to_manifest(
         site_description=description,
         site_about=about,
     )
+
+
+def _base(named: Any, url: str) -> str:
+    """What paths resolve against: the site's URL, else the document's. A bare host
+    ("shop.example") is the origin that served the document when that is its host (a site is
+    its origin: scheme and port included), else that host over https."""
+    if isinstance(named, str) and named.strip() and "://" not in named:
+        host = named.strip().rstrip("/")
+        served = urlsplit(url)
+        if site_of(f"https://{host}/") == site_of(url):
+            return f"{served.scheme}://{served.netloc}/"
+        named = f"https://{host}/"
+    return absolute(named, url) or url
 
 
 def _actions(items: Any, base: str, diags: Diagnostics) -> list[Action]:
