@@ -32,6 +32,7 @@ SHARED_NAMES = {
     "auth",
     "scope",
     "cost",
+    "origin",  # a site's is its scheme://host[:port]; an action's, same or cross (issue 20)
 }
 ACTION_ONLY = set(ActionFields.model_fields) - SHARED_NAMES
 
@@ -47,7 +48,14 @@ def door_models() -> Iterator[type[BaseModel]]:
 
 
 def test_the_action_only_fields_are_the_ones_meant() -> None:
-    assert {"needs_approval", "type", "input_schema", "output_schema", "source"} == ACTION_ONLY
+    assert {
+        "needs_approval",
+        "type",
+        "input_schema",
+        "output_schema",
+        "source",
+        "verified",
+    } == ACTION_ONLY
 
 
 def test_no_door_model_writes_out_the_actions_fields() -> None:

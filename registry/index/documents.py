@@ -164,6 +164,8 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
             "type": None,
             "method": None,
             "endpoint": None,
+            "origin": "same",
+            "verified": True,
             "auth": "unknown",
             "scope": None,
             "steps": steps,

@@ -32,6 +32,7 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
     """``found`` (best first) as hits, best first, each site's best among the first
     CANDIDATES with its site's support."""
     top = [load(docs, score, address) for score, address in found[:CANDIDATES]]
+    top.sort(key=lambda hit: (-hit.score, hit.cross))  # at equal score, same origin first
     scores: dict[str, list[float]] = {}
     for hit in top:
         scores.setdefault(hit.site, []).append(hit.score)
@@ -39,7 +40,7 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
         tail = scores.pop(hit.site, [])[1 : SUPPORTERS + 1]  # popped: only at its site's best
         hit.support = SUPPORT * sum(score / k for k, score in enumerate(tail, 1))
         hit.score += hit.support
-    top.sort(key=lambda hit: -hit.score)
+    top.sort(key=lambda hit: (-hit.score, hit.cross))
     rest = (load(docs, score, address) for score, address in found[CANDIDATES:])
     return itertools.chain(top, rest)
 

@@ -91,6 +91,8 @@ def flow_detail(session: Session, flow_id: str) -> dict[str, Any] | None:
         "type": None,
         "method": None,
         "endpoint": None,
+        "origin": "same",  # each step's action says its own
+        "verified": True,
         "auth": "unknown",
         "scope": None,
         "cost": None,
