@@ -18,10 +18,11 @@ from harness.web import LoopbackWeb, Reply, json_reply
 from harness.web import Site as WebSite
 from registry.config import Settings
 from registry.db.tables import ActionRow, Site
+from tests.helpers.paths import SHARED
 from tests.hostile.run import crawl
 
 pytestmark = pytest.mark.timeout(300)
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+SEEDS = SHARED / "seeds"
 
 
 def seed_manifest() -> dict[str, Any]:
