@@ -32,6 +32,7 @@ SHARED_NAMES = {
     "auth",
     "scope",
     "cost",
+    "origin",  # a site's is its scheme://host[:port]; an action's, same or cross (issue 20)
 }
 ACTION_ONLY = set(ActionFields.model_fields) - SHARED_NAMES
 
@@ -54,6 +55,7 @@ def test_the_action_only_fields_are_the_ones_meant() -> None:
         "output_schema",
         "source",
         "liveness",
+        "verified",
     } == ACTION_ONLY
 
 

@@ -40,9 +40,12 @@ def find(
     origin: Annotated[
         str,
         typer.Option(
-            help="Endpoints on the site's own domain (same), on another (cross) or both (any)."
+            help=(
+                "Endpoints on the site or a subdomain (same), on another host (cross) or "
+                "both (any; same-origin first at equal relevance)."
+            )
         ),
-    ] = "same",
+    ] = "any",
     limit: Annotated[int, typer.Option(help=f"How many results (1-{MAX_LIMIT}).")] = LIMIT,
     offset: Annotated[int, typer.Option(help=f"Results to skip (at most {MAX_OFFSET}).")] = 0,
     per_site: Annotated[

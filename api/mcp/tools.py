@@ -28,7 +28,13 @@ EFFECTS = (
     "setting); `send` sends a message or shares something in the person's name; `spend` pays "
     "or commits money (buy, order, book, donate); `delete` removes something. "
     "`needs_approval` is true for send, spend and delete: ask your person before calling "
-    "those."
+    "those. "
+    "Each action's `origin` says whose endpoint it is: `same`, on the site or a subdomain of "
+    "it; `cross`, on another host (a site's API on a partner's servers, say). `verified` says "
+    "that host is known to be the site's: the same registrable domain, or it publishes a "
+    "document (an ARD catalog, an agent card, an OpenAPI servers entry, an API catalog link) "
+    "naming the site. `needs_approval` is also true for an endpoint that is not https or on "
+    "an unverified other domain: what you send there leaves the site."
 )
 _FIND = FindQuery.model_json_schema()["properties"]
 
@@ -89,7 +95,7 @@ class Tools:
         format: Annotated[Any, like("format")] = (),
         method: Annotated[Any, like("method")] = (),
         auth: Annotated[Any, like("auth")] = (),
-        origin: Annotated[Any, like("origin")] = "same",
+        origin: Annotated[Any, like("origin")] = "any",
         limit: Annotated[Any, like("limit")] = LIMIT,
         offset: Annotated[Any, like("offset")] = 0,
         per_site: Annotated[Any, like("per_site")] = PER_SITE,
@@ -102,7 +108,10 @@ class Tools:
         how to call it (method, endpoint, input schema), what calling it needs (auth, scope)
         and costs (cost). Flows (several actions in order) list their steps. Filter by effect
         to see only what is safe to call unasked; group="site" to see which sites can do
-        it (one entry per site with its best actions). Say it in your own words, at any
+        it (one entry per site with its best actions). Actions whose endpoint is on another
+        host than their site come too, marked `origin: cross` and `verified` or not (a
+        same-origin action first at equal relevance); origin="same" leaves them out. Say it
+        in your own words, at any
         length up to the bound: a long request is searched by its rarest words (`shortened`
         says which). Nothing is called or sent.
         """
@@ -152,7 +161,9 @@ class Tools:
         """Plan a call, never make it: the exact HTTP request (method, url, headers, body)
         that calls the action `action_id` with `input`, after checking `input` against the
         action's input schema (every problem listed, with its JSON path). Says whether the
-        call needs your person's approval and what it costs. Nothing is sent: making the
+        call needs your person's approval and why (`approval_reasons`: a spend, send or
+        delete; an endpoint that is not https; an endpoint on another domain not verified to
+        be the site's) and what it costs. Nothing is sent: making the
         request is yours to do.
         """
         action = await self._read(lookup.action_detail, action_id)

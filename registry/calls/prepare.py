@@ -1,6 +1,6 @@
 """Plan a call, never make it: an action (registry.store.lookup.action_detail) and an agent's input
--> the exact HTTP request to send, ``{method, url, headers, body, needs_approval, cost, scope,
-auth}``. Nothing is sent anywhere.
+-> the exact HTTP request to send, ``{method, url, headers, body, needs_approval,
+approval_reasons, cost, scope, auth}``. Nothing is sent anywhere.
 
 The input is checked against the action's input schema first (registry.calls.input_check: every
 problem, each with its JSON path). Then each field goes where the action says:
@@ -11,7 +11,9 @@ problem, each with its JSON path). Then each field goes where the action says:
 The body is JSON, or a form (``application/x-www-form-urlencoded``) when the action says so
 (``content_type``, or ``x-content-type`` in its input schema or its body field); ``body`` is
 the text to send.
-``needs_approval``: spend, send and delete need the person's yes first. A cost whose
+``needs_approval``: spend, send and delete need the person's yes first, and so does a call
+to an endpoint that is not https or is on another domain not verified to be the site's
+(seed 003's guard); ``approval_reasons`` says why. A cost whose
 ``field`` names an input field is answered with that field's amount.
 """
 
@@ -25,7 +27,7 @@ from urllib.parse import urlencode, urlsplit
 
 from registry.calls.input_check import SchemaProblem, TooComplex, input_problems, size_problems
 from registry.calls.uritemplate import TemplateError, expand, simple_variables, variables
-from registry.model.effects import needs_approval
+from registry.model.effects import approval_reasons
 from registry.model.urls import absolute
 
 QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
@@ -74,12 +76,15 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
     method = method.upper()
     url, headers, body = _request(endpoint, method, _places(schema), input, _content_type(action))
     effect = action.get("effect", "write")
+    origin, verified = action.get("origin", "same"), action.get("verified", True)
+    reasons = approval_reasons(effect, url, origin, verified)
     return {
         "method": method,
         "url": url,
         "headers": headers,
         "body": body,
-        "needs_approval": needs_approval(effect),
+        "needs_approval": bool(reasons),
+        "approval_reasons": reasons,
         "effect": effect,
         "cost": cost,
         "scope": action.get("scope"),

@@ -132,6 +132,8 @@ class ActionRow(Base):
     auth: Mapped[str] = mapped_column(String(10), default="unknown")
     cost: Mapped[dict[str, Any] | None]
     same_origin: Mapped[bool] = mapped_column(default=True)
+    # The endpoint's owner is the site's (Action.verified); migration 0014.
+    verified: Mapped[bool] = mapped_column(default=True, server_default=text("true"))
     # The action's own part of its index document (registry.index.parts), worked out when it
     # is stored so an index build only streams it; derived, like the index. Rows whose
     # index_version is not the code's (or NULL) are worked out again at build time. Code that

@@ -65,6 +65,7 @@ __all__ = [
     "MAX_RESOLVED",
     "NORMALISER_VERSION",
     "PAGE_FORMAT",
+    "VOUCHING_FORMATS",
     "Resolve",
     "legacy_paths",
     "link_relations",
@@ -80,6 +81,8 @@ __all__ = [
     "well_known_paths",
 ]
 
+# 9: a bare-host agent-actions site is the origin that served it; endpoints say whether their
+# owner is verified (Action.verified: the same registrable domain).
 # 8: descriptions that read as instructions to the agent are flagged suspicious-instruction,
 # MCP tools whose description says they send, spend or delete have that effect;
 # 7: seed 002 (agent-actions: top-level auth, steps bound with "with", a flow's input from its
@@ -92,7 +95,11 @@ __all__ = [
 # agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
 # x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
 # Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 8
+NORMALISER_VERSION = 9
+# The formats whose documents say which sites a host serves (a catalog's entries, a card's or
+# an OpenAPI description's servers, a linkset's anchors): registry.store.reciprocal reads them
+# to verify another site's cross-origin endpoints on that host.
+VOUCHING_FORMATS = (ard.NAME, a2a.NAME, openapi.NAME, api_catalog.NAME, mcp.NAME)
 # Order matters: the first module whose matches() accepts the data wins, so the formats that
 # announce themselves (a version key, a $schema) come first, shape-sniffed dialects after them,
 # and schemaorg (anything JSON-LD) last.

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from registry.formats._hints import with_hint
+from registry.model.domains import same_registrable
 from registry.model.flow_terms import flow_terms
 from registry.model.schema_bounds import schema_problem
 from registry.model.schemas import Action, Diagnostic, Flow, Manifest
@@ -133,7 +134,7 @@ def _flag_endpoint(
                 hint="use a public host name; agents cannot reach private addresses",
             )
         )
-        return action.model_copy(update={"same_origin": False})
+        return action.model_copy(update={"same_origin": False, "verified": False})
     if https_site and action.endpoint.startswith("http://"):
         diagnostics.append(
             Diagnostic(
@@ -144,6 +145,7 @@ def _flag_endpoint(
             )
         )
     if not same_origin(action.endpoint, site):
+        owned = same_registrable(host, site_of(f"https://{site}/"))
         a_subdomain, publish_there = "a subdomain of it", "publish the manifest there"
         diagnostics.append(
             Diagnostic(
@@ -153,5 +155,5 @@ def _flag_endpoint(
                 hint=f"serve the endpoint from {site} or a subdomain, or {publish_there}",
             )
         )
-        return action.model_copy(update={"same_origin": False})
-    return action.model_copy(update={"same_origin": True})
+        return action.model_copy(update={"same_origin": False, "verified": owned})
+    return action.model_copy(update={"same_origin": True, "verified": True})

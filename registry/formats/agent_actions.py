@@ -5,8 +5,8 @@ example goes through as printed. What this reader takes, every field but an acti
 and a flow's ``name`` and ``steps`` optional::
 
     {"version": "agent-actions/0.1",               # or "schema" / "$schema"
-     "site": "shop.example",                       # a host, a URL, or
-                                                   #   {"name", "url", "description"}
+     "site": "shop.example",                       # a host (the origin serving it), a URL,
+                                                   #   or {"name", "url", "description"}
      "auth": {"type": "agent-grant"},              # every action's, unless one says otherwise
      "endpoints": {"receipts": "/agent/receipts"}, # added by the middleware: where receipts,
                                                    #   refunds, revocations and negotiation live
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from registry.formats._agent_actions_flows import INPUT_KEYS, read_flows
 from registry.formats._common import (
@@ -62,7 +63,7 @@ from registry.formats._references import References
 from registry.model.effects import infer_effect
 from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.model.schemas import EFFECTS, Action, Auth, Effect, Manifest
-from registry.model.urls import absolute
+from registry.model.urls import absolute, site_of
 
 NAME = "agent-actions"
 PATHS = ("/.well-known/agent-actions.json",)
@@ -110,12 +111,12 @@ def to_manifest(
     diags: Diagnostics = []
     info = data.get("site")
     if isinstance(info, str):  # the site alone: a host ("shop.example") or its URL
-        info = {"url": info if "://" in info else f"https://{info}"}
+        info = {"url": info}
     if not isinstance(info, dict):
         if info is not None:
             diag(diags, "invalid-type", "$.site", "site must be an object or a host name")
         info = {}
-    base = absolute(info.get("url"), url) or url
+    base = _base(info.get("url"), url)
     _version(data, diags)
     auth = _auth(data.get("auth"), "$.auth", diags)
     actions = _actions(data.get("actions"), base, auth, diags)
@@ -134,6 +135,19 @@ def to_manifest(
         site_description=description,
         site_about=about,
     )
+
+
+def _base(named: Any, url: str) -> str:
+    """What paths resolve against: the site's URL, else the document's. A bare host
+    ("shop.example") is the origin that served the document when that is its host (a site is
+    its origin: scheme and port included), else that host over https."""
+    if isinstance(named, str) and named.strip() and "://" not in named:
+        host = named.strip().rstrip("/")
+        served = urlsplit(url)
+        if site_of(f"https://{host}/") == site_of(url):
+            return f"{served.scheme}://{served.netloc}/"
+        named = f"https://{host}/"
+    return absolute(named, url) or url
 
 
 def _version(data: dict[str, Any], diags: Diagnostics) -> None:

@@ -184,6 +184,8 @@ def flow_document(site: SiteInfo, row: Any, source: dict[str, str]) -> str:
             "type": None,
             "method": None,
             "endpoint": None,
+            "origin": "same",
+            "verified": True,
             "auth": known_auth(row.auth),
             "scope": row.scope,
             "steps": steps,

@@ -49,7 +49,7 @@ _ACTION_COLUMNS = _columns(
     ActionRow.__table__,
     "id site_id name title description about type "
     "effect method endpoint input_schema output_schema scope auth cost "
-    "same_origin",
+    "same_origin verified",
 )
 _FLOW_COLUMNS = _columns(
     FlowRow.__table__, "id site_id name title description effect input_schema steps auth scope cost"

@@ -28,9 +28,10 @@ from registry.model.schemas import AUTHS, EFFECTS
 # registry.store.parts_refresh.refresh_index_parts runs.
 # The meaning model's number is added (registry.index.vectors: 0 for wordllama, 1000 for e5), so
 # a change of model works every action's vector out again.
-# 11: the live field, liveness in results; 10: results carry needs_approval; 9: the publisher's
-# whole text (about); 8: results carry auth, scope, cost and output_schema
-INDEX_VERSION = 11 + active().version
+# 12: results carry origin and verified; 11: the live field, liveness in results; 10:
+# needs_approval; 9: the publisher's whole text (about); 8: results carry auth, scope, cost and
+# output_schema
+INDEX_VERSION = 12 + active().version
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 # What a site's about adds to each of its actions' vectors: its first words say what the site
 # is for; thousands of characters of it would make every action of the site mean the same.
@@ -109,6 +110,8 @@ def action_payload(
             "type": row.type,
             "method": row.method,
             "endpoint": row.endpoint,
+            "origin": "same" if row.same_origin else "cross",
+            "verified": bool(row.same_origin or row.verified),
             "auth": known_auth(row.auth),
             "scope": row.scope,
             "source": source,

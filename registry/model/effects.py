@@ -76,6 +76,29 @@ def strongest(effects: list[Effect]) -> Effect:
 APPROVAL_EFFECTS: frozenset[str] = frozenset({"spend", "send", "delete"})
 
 
-def needs_approval(effect: str) -> bool:
-    """Whether calling an action of this effect needs its person's approval first."""
-    return effect in APPROVAL_EFFECTS
+def approval_reasons(
+    effect: str, endpoint: str | None = None, origin: str = "same", verified: bool = True
+) -> list[str]:
+    """Why calling an action needs its person's approval first, in words an agent can show
+    them; empty when it does not. Beside its effect, seed 003's guard (docs/RELIABILITY.md
+    29): an endpoint that is not https (what is sent can be read or changed on the way), or
+    on another domain whose owner was not verified to be the site's (what is sent leaves the
+    site)."""
+    reasons = []
+    if effect in APPROVAL_EFFECTS:
+        reasons.append(f"its effect is {effect}: it spends, sends or deletes in the person's name")
+    if endpoint and not endpoint.lower().startswith("https://"):
+        reasons.append("its endpoint is not https: what is sent can be read or changed on the way")
+    if origin == "cross" and not verified:
+        reasons.append(
+            "its endpoint is on another domain, not verified to be the site's: "
+            "what is sent leaves the site"
+        )
+    return reasons
+
+
+def needs_approval(
+    effect: str, endpoint: str | None = None, origin: str = "same", verified: bool = True
+) -> bool:
+    """Whether calling an action needs its person's approval first (``approval_reasons``)."""
+    return bool(approval_reasons(effect, endpoint, origin, verified))

@@ -20,7 +20,18 @@ from registry.model.schemas import Auth, Effect, StrictModel
 
 APPROVAL = (
     "True when calling it spends money, sends something in the person's name or "
-    "deletes something (effect spend, send or delete): ask your person first"
+    "deletes something (effect spend, send or delete), or when its endpoint is not https or "
+    "is on another domain not verified to be the site's: ask your person first"
+)
+ORIGIN = (
+    "Whose endpoint it is: `same`, on the site or a subdomain of it; `cross`, on another "
+    "host (see `verified`). A flow's is `same`: each step's action says its own"
+)
+VERIFIED = (
+    "The endpoint's owner is known to be the site's: it is on the site's own host, on the "
+    "same registrable domain, or its host publishes a document (an ARD catalog, an agent "
+    "card, an OpenAPI servers entry, an API catalog link) that names the site. An unverified "
+    "cross-origin call needs the person's approval"
 )
 COST = (
     "{amount, currency}, or {field, currency}: the amount is that input field; a flow over "
@@ -53,6 +64,8 @@ class ActionFields(StrictModel):
     type: str | None
     method: str | None
     endpoint: str | None = Field(description="Absolute URL or RFC 6570 template")
+    origin: Literal["same", "cross"] = Field(description=ORIGIN)
+    verified: bool = Field(description=VERIFIED)
     auth: Auth = Field(
         description="What calling it needs; a flow's is what its steps' actions need"
     )
@@ -120,6 +133,9 @@ class PreparedCall(StrictModel):
     )
     body: str | None = Field(description="The exact body text (JSON or a form); null: none")
     needs_approval: bool = Field(description=APPROVAL)
+    approval_reasons: list[str] = Field(
+        description="Why it needs approval, each in words to show the person; empty: it does not"
+    )
     effect: Effect
     cost: dict[str, Any] | None = Field(description="A cost by field has its amount resolved")
     scope: str | None

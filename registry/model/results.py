@@ -48,15 +48,18 @@ _DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 def result_payload(values: dict[str, Any], json_texts: dict[str, str | None]) -> str:
     """A FindResult's JSON minus ``score`` and ``explain``: ``values`` by field name,
     ``json_texts`` the PAYLOAD_JSON fields as JSON text (None: absent); ``needs_approval``
-    follows from the effect. Only a flow has ``steps``. Raises KeyError if any field is
-    missing, so no caller can drop one."""
+    follows from the effect, the endpoint's scheme and whose it is
+    (registry.model.effects.approval_reasons). Only a flow has ``steps``. Raises KeyError if
+    any field is missing, so no caller can drop one."""
     plain = PAYLOAD_FIELDS - PAYLOAD_JSON.keys() - DERIVED
     wanted = plain if values.get("kind") == "flow" else plain - {"steps"}
     if wanted != values.keys() or json_texts.keys() != PAYLOAD_JSON.keys():
         missing = (wanted ^ values.keys()) | (PAYLOAD_JSON.keys() ^ json_texts.keys())
         raise KeyError(f"result payload fields: {sorted(missing)}")
     values = dict(values)
-    values["needs_approval"] = needs_approval(values["effect"])
+    values["needs_approval"] = needs_approval(
+        values["effect"], values["endpoint"], values["origin"], values["verified"]
+    )
     spliced = ",".join(
         f'"{name}":{text or PAYLOAD_JSON[name]}' for name, text in json_texts.items()
     )

@@ -75,6 +75,9 @@ class Action(StrictModel):
     auth: Auth = "unknown"
     cost: dict[str, Any] | None = None
     same_origin: bool = True
+    # The endpoint's owner is known to be the site's: same origin, the same registrable domain,
+    # or the endpoint's host publishes a document naming the site (registry.store.reciprocal).
+    verified: bool = True
 
 
 class FlowStep(StrictModel):

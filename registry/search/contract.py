@@ -106,10 +106,12 @@ class FindQuery(BaseModel):
     method: list[Token] = _values("HTTP method, e.g. POST; repeatable")
     auth: list[Auth] = _values("What calling it needs; repeatable")
     origin: Origin = Field(
-        "same",
+        "any",
         description=(
-            "Whose endpoints: `same` (default) only those on the site's own domain, `cross` only "
-            "those on another registrable domain, `any` both"
+            "Whose endpoints: `any` (default) both, a same-origin action first at equal "
+            "relevance; `same` only those on the site or a subdomain of it (the strict view); "
+            "`cross` only those on another host. Each result says its `origin` and whether "
+            "that was `verified`"
         ),
     )
     # A boolean in the schema: absent is the only "null" a query string can say.

@@ -22,8 +22,9 @@ def _any_of(field_name: str, values: Sequence[str]) -> tantivy.Query:
     )
 
 
-# How each ``origin`` selects on the ``same_origin`` field. Endpoints on another registrable
-# domain are left out of default results (DESIGN.md).
+# How each ``origin`` selects on the ``same_origin`` field. Endpoints on another host are in
+# default results (``any``), marked, and after a same-origin action of equal score
+# (registry.search.sites); ``same`` is the strict view.
 _ORIGIN_CLAUSES = {
     "same": [(tantivy.Occur.MustNot, "false")],
     "cross": [(tantivy.Occur.Must, "false")],

@@ -35,6 +35,13 @@ class Hit:
     support: float = 0.0  # what its site's other candidates added (registry.search.sites)
     live: str = ""  # its endpoint's liveness status, when probed
 
+    @property
+    def cross(self) -> bool:
+        """Its endpoint is on another host than its site's (the payload's ``origin``: its first
+        ``"origin":`` is the result's own, before the spliced schemas)."""
+        at = self.payload.find(b'"origin":')
+        return at >= 0 and self.payload.startswith(b'"origin":"cross"', at)
+
     def json(self) -> bytes:
         """The wire form: the stored payload with the score (and explanation) spliced in."""
         extra = b',"score":%s' % repr(float(self.score)).encode()

@@ -35,6 +35,7 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
     """``found`` (best first) as hits, best first, each site's best among the first
     CANDIDATES with its site's support."""
     top = [load(docs, score, address) for score, address in found[:CANDIDATES]]
+    top.sort(key=lambda hit: (-hit.score, hit.cross))  # at equal score, same origin first
     scores: dict[str, list[float]] = {}
     for hit in top:
         scores.setdefault(hit.site, []).append(hit.score)
@@ -44,7 +45,7 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
         hit.score += hit.support
         if hit.live == "unreachable":  # it may be gone: below one that answers
             hit.score *= UNREACHABLE
-    top.sort(key=lambda hit: -hit.score)
+    top.sort(key=lambda hit: (-hit.score, hit.cross))
     rest = (load(docs, score, address) for score, address in found[CANDIDATES:])
     return itertools.chain(top, rest)
 

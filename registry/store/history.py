@@ -43,6 +43,7 @@ FIELDS = (
     "auth",
     "cost",
     "same_origin",
+    "verified",
 )
 FLOW_FIELDS = ("title", "description", "effect", "input_schema", "steps", "auth", "scope", "cost")
 JSON_FIELDS = frozenset({"input_schema", "output_schema", "cost", "steps"})

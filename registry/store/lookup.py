@@ -101,6 +101,8 @@ def flow_detail(session: Session, flow_id: str) -> dict[str, Any] | None:
         "type": None,
         "method": None,
         "endpoint": None,
+        "origin": "same",  # each step's action says its own
+        "verified": True,
         "auth": known_auth(flow.auth),
         "scope": flow.scope,
         "cost": flow.cost,

@@ -24,10 +24,12 @@ from registry.formats import NORMALISER_VERSION
 from registry.model.schemas import FetchFailure
 from registry.normalising import NormalisedDocument, SiteUpdate
 from registry.store.history import Changes
+from registry.store.reciprocal import verified_manifest, verify_named
 from registry.store.rows import (
     action_rows,
     flow_rows,
     get_or_create_site,
+    lock_site,
     mark_changed,
     utcnow,
 )
@@ -66,7 +68,15 @@ def promote_site(
     action set changed (registry/store/history.py)."""
     now = now or utcnow()
     site = get_or_create_site(session, update.host, update.origin, now)
+    if site.origin != update.origin and _answered(update):
+        # A site is its origin: the scheme and port that last answered. A site first tried over
+        # https (tls-invalid) and then crawled over http is recrawled over http from then on.
+        lock_site(session, site)
+        site.origin = update.origin
     known = {d.url: d for d in session.scalars(select(Document).where(Document.site_id == site.id))}
+    # The same document under the site's other scheme (its origin moved from https to http or
+    # back): the new fetch replaces it, or its actions' ids would be taken twice.
+    moved = {_schemeless(url): row for url, row in known.items()}
     result = PromoteResult(update.host, documents=len(update.documents))
     changes = Changes(session, site)  # locks the site before its first write
     if site.removed_at is not None:  # an explicit crawl or ingest brings a removed site back
@@ -79,8 +89,8 @@ def promote_site(
             result.errors.append(doc.manifest.diagnostics[0].code)
             _record_error(site, doc.raw.url, doc.manifest.diagnostics[0].message, now)
             continue
-        row = known.get(doc.raw.url)
-        if _unchanged(row, doc):
+        row = known.get(doc.raw.url) or moved.get(_schemeless(doc.raw.url))
+        if _unchanged(row, doc, doc.raw.url):
             budget -= len(doc.manifest.actions)
             continue
         changes.begin()
@@ -103,6 +113,8 @@ def promote_site(
     session.flush()
     result.actions, result.flows = count_site(session, site.id)
     if result.changed:  # last: from its number to the commit, changes wait (registry.db.clock)
+        for vouched in verify_named(session, site):
+            mark_changed(session, vouched, now)
         _refresh_site_text(site, update)
         mark_changed(session, site, now)
         changes.write(now, run_id)  # at the version mark_changed gave
@@ -110,9 +122,20 @@ def promote_site(
     return result
 
 
-def _unchanged(row: Document | None, doc: NormalisedDocument) -> bool:
+def _answered(update: SiteUpdate) -> bool:
+    """Whether the site answered over the crawl's origin: a document fetched, a 304, or an
+    HTTP status on a failed fetch (a TLS, DNS or connection failure has none)."""
+    return bool(update.documents or update.not_modified or any(f.status for f in update.failures))
+
+
+def _schemeless(url: str) -> str:
+    return url.split("://", 1)[-1]
+
+
+def _unchanged(row: Document | None, doc: NormalisedDocument, url: str) -> bool:
     return (
         row is not None
+        and row.url == url
         and row.content_hash == doc.content_hash
         and row.normaliser_version == NORMALISER_VERSION
         and row.missing_count == 0
@@ -132,6 +155,7 @@ def _replace_document(
     if row is None:
         row = Document(site_id=site.id, url=raw.url, fetched_at=now)
         session.add(row)
+    row.url = raw.url  # the same, or the document under the site's other scheme
     row.format, row.status, row.content_hash, row.raw = (
         manifest.format,
         raw.status,
@@ -147,6 +171,7 @@ def _replace_document(
     session.flush()
     session.execute(delete(ActionRow).where(ActionRow.document_id == row.id))
     session.execute(delete(FlowRow).where(FlowRow.document_id == row.id))
+    manifest = verified_manifest(session, site.host, manifest)
     actions = action_rows(site, row, manifest)[: max(budget, 0)]
     if len(actions) < len(manifest.actions):
         row.diagnostics = row.diagnostics + [

@@ -26,6 +26,8 @@ RESULT_KEYS = {
     "type",
     "method",
     "endpoint",
+    "origin",
+    "verified",
     "auth",
     "scope",
     "cost",

@@ -202,6 +202,7 @@ async def check_lookups(client: Client) -> None:
         "headers": {},
         "body": None,
         "needs_approval": False,
+        "approval_reasons": [],
         "effect": "read",
         "cost": None,
         "scope": None,

@@ -43,6 +43,7 @@ def test_get_fills_the_url_template(session: Session) -> None:
         "headers": {},
         "body": None,
         "needs_approval": False,
+        "approval_reasons": [],
         "effect": "read",
         "cost": None,
         "scope": "catalog:read",

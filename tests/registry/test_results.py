@@ -139,6 +139,8 @@ def test_the_payload_cannot_drop_a_field() -> None:
             "type",
             "method",
             "endpoint",
+            "origin",
+            "verified",
             "auth",
             "scope",
             "source",

@@ -115,7 +115,7 @@ def test_one_set_of_bounds(bad: dict[str, Any]) -> None:
 
 
 def test_same_origin_still_means_what_it_did() -> None:
-    assert FindQuery(q="x").origins == "same"
+    assert FindQuery(q="x").origins == "any"  # the default since issue 20
     assert FindQuery(q="x", same_origin=True).origins == "same"
     assert FindQuery(q="x", same_origin=False).origins == "cross"
     assert FindQuery(q="x", same_origin=False, origin="any").origins == "any"  # origin wins
@@ -139,7 +139,7 @@ def test_origin_any_returns_same_and_cross_origin_results_together(client: TestC
     assert "track_event" not in same and "search" in same
     assert cross == {"track_event"}
     assert both >= same | cross
-    assert names(client) == same
+    assert names(client) == both  # the default is `any` since issue 20
     assert names(client, same_origin="false") == cross
     assert names(client, same_origin="true") == same
 
