@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from registry.model.public import ActionDetail, ActionFields, Detail, FlowDetail, PreparedCall
 from registry.model.results import FindResponse, FindResult
+from registry.model.tool_shapes import ToolDefinition
 from tests.helpers.paths import ROOT
 
 # Fields of the action that other resources also have under the same names (a site's brief
@@ -87,7 +88,9 @@ def test_the_doors_answer_the_registrys_models() -> None:
         for route in [*find.router.routes, *actions.router.routes]
     }
     assert routes["/find"] is FindResponse
-    assert routes["/actions/{id}"] is ActionDetail and routes["/flows/{id}"] is FlowDetail
+    # With ?as=, one tool definition (registry.model.tool_shapes), the registry's too.
+    assert routes["/actions/{id}"] == ActionDetail | ToolDefinition
+    assert routes["/flows/{id}"] == FlowDetail | ToolDefinition
     assert routes["/actions/{id}/prepare"] is PreparedCall
     hints = {
         name: inspect.get_annotations(getattr(Tools, name), eval_str=True)["return"]

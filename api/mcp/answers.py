@@ -17,6 +17,7 @@ from api import resources
 from registry.model.public import Detail
 from registry.model.public import PreparedCall as PlannedCall
 from registry.model.results import FindResponse
+from registry.model.tooldefs import definitions
 
 OPEN = ConfigDict(extra="allow")
 
@@ -26,9 +27,18 @@ class FoundActions(FindResponse):
     calling it needs approval included."""
 
 
-def found(response: FindResponse) -> FoundActions:
-    """A /find page as find_action answers it: the same page."""
-    return FoundActions(**dict(response))
+def found(response: FindResponse, shape: str | None = None) -> FoundActions:
+    """A /find page as find_action answers it: the same page; with ``shape``, its results as
+    tool definitions in that shape (registry.model.tooldefs), as GET /find?as= gives them."""
+    if shape is None:
+        return FoundActions(**dict(response))
+    hits = [hit for site in response.sites or [] for hit in site.actions] or response.results
+    tools, ids = definitions([hit.model_dump(mode="json") for hit in hits], shape)
+    return FoundActions.model_validate(
+        {"query": response.query, "results": [], "tools": tools, "ids": ids}
+        | ({"shortened": response.shortened.model_dump()} if response.shortened else {})
+        | {"took_ms": response.took_ms}
+    )
 
 
 class FlowStepDetail(BaseModel):

@@ -9,7 +9,7 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp_types import ToolAnnotations
 
-from api.mcp.tools import EFFECTS, Backing, Tools
+from api.mcp.tools import EFFECTS, Backing, Tools, aliased
 
 INSTRUCTIONS = (
     "actiondex is an open registry of the actions websites offer AI agents, built by crawling "
@@ -47,7 +47,7 @@ def build_server(backing: Callable[[], Backing]) -> MCPServer:
     tools = Tools(backing)
     for tool in (tools.find_action, tools.get_action, tools.get_site, tools.prepare_call):
         server.add_tool(
-            tool,
+            aliased(tool),
             title=tool.__name__.replace("_", " ").capitalize(),
             description=_description(tool),
             annotations=READ_ONLY,

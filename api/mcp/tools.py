@@ -4,12 +4,14 @@ return type are its input and output schema (the SDK derives both)."""
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError, WithJsonSchema
+from pydantic.fields import FieldInfo
 from sqlalchemy import Engine
 
 from api import threaded
@@ -18,6 +20,8 @@ from registry.calls.prepare import PrepareError, prepare_call
 from registry.db.engine import DB_AWAY
 from registry.index import ActionIndex
 from registry.model.bounds import Id, SiteName
+from registry.model.tool_shapes import AS_DESCRIPTION
+from registry.model.tooldefs import SHAPES
 from registry.search import FindQuery, find, first_problem
 from registry.search.contract import LIMIT, PER_SITE
 from registry.store import lookup
@@ -37,6 +41,7 @@ EFFECTS = (
     "an unverified other domain: what you send there leaves the site."
 )
 _FIND = FindQuery.model_json_schema()["properties"]
+AS_SCHEMA = {"enum": [*SHAPES, None], "default": None, "description": AS_DESCRIPTION}
 
 
 def like(field: str) -> WithJsonSchema:
@@ -82,6 +87,30 @@ def find_query(arguments: dict[str, Any]) -> FindQuery:
         raise ToolError(f"{'query' if name == 'q' else name}: {message}") from exc
 
 
+def aliased(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` with its parameters named as their aliases say (``as_`` is ``as``): the SDK
+    calls a tool with its arguments by their published names, and ``as`` is a keyword."""
+    signature = inspect.signature(method, eval_str=True)
+    names = {
+        alias: name
+        for name, parameter in signature.parameters.items()
+        for alias in [_alias(parameter.annotation)]
+        if alias
+    }
+
+    @functools.wraps(method)
+    async def call(**arguments: Any) -> Any:
+        return await method(**{names.get(key, key): value for key, value in arguments.items()})
+
+    call.__signature__ = signature  # type: ignore[attr-defined]
+    return call
+
+
+def _alias(annotation: Any) -> str | None:
+    fields = [m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, FieldInfo)]
+    return next((field.alias for field in fields if field.alias), None)
+
+
 class Tools:
     def __init__(self, backing: Callable[[], Backing]) -> None:
         self._backing = backing
@@ -102,6 +131,7 @@ class Tools:
         explain: Annotated[Any, like("explain")] = False,
         group: Annotated[Any, like("group")] = "action",
         live: Annotated[Any, like("live")] = False,
+        as_: Annotated[Any, Field(alias="as", json_schema_extra=AS_SCHEMA)] = None,
     ) -> FoundActions:
         """Find the actions websites offer agents for what your person wants done ("buy
         printer paper", "book a table for two tonight"), best first: which site offers it,
@@ -113,8 +143,12 @@ class Tools:
         same-origin action first at equal relevance); origin="same" leaves them out. Say it
         in your own words, at any
         length up to the bound: a long request is searched by its rarest words (`shortened`
-        says which). Nothing is called or sent.
+        says which). With as="openai", "anthropic" or "mcp", `tools` holds the results as tool
+        definitions in that shape, to load as they are, and `ids` each tool's action id.
+        Nothing is called or sent.
         """
+        if as_ is not None and as_ not in SHAPES:
+            raise ToolError(f"as: must be one of {', '.join(SHAPES)}")
         query_ = find_query(
             {
                 "q": query,
@@ -136,7 +170,7 @@ class Tools:
         backing = self._backing()
         # Off the event loop, in the app's search threads (api/routes/find.py says why).
         run = functools.partial(find, backing.index, query_)
-        return found(await anyio.to_thread.run_sync(run, limiter=backing.search_threads))
+        return found(await anyio.to_thread.run_sync(run, limiter=backing.search_threads), as_)
 
     async def get_action(self, id: ActionId) -> ActionDetail:
         """One action or flow in full, by the `id` find_action gave: how to call it (method,

@@ -16,10 +16,13 @@ from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
 from api.resources import PrepareRequest
+from api.routes.find import AsQuery
 from registry.calls.input_check import MAX_INPUT_BYTES
 from registry.calls.prepare import PrepareError, prepare_call
 from registry.model.bounds import Id
 from registry.model.public import ActionDetail, FlowDetail, PreparedCall
+from registry.model.tool_shapes import ToolDefinition
+from registry.model.tooldefs import definitions
 from registry.store.lookup import action_detail, flow_detail
 
 router = APIRouter(tags=["actions"])
@@ -34,27 +37,38 @@ def _not_found(kind: str, ident: str) -> JSONResponse:
 
 @router.get(
     "/actions/{id}",
-    response_model=ActionDetail,
+    response_model=ActionDetail | ToolDefinition,
     operation_id="get_action",
     responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}},
 )
-def get_action(id: IdPath, session: SessionDep, request: Request) -> Response:
+def get_action(id: IdPath, session: SessionDep, request: Request, as_: AsQuery = None) -> Response:
     """One action as /find returns it, plus the document it was read from (``document``),
-    its site's name and whether calling it needs its person's approval."""
+    its site's name and whether calling it needs its person's approval. With
+    ``as=openai|anthropic|mcp``: the action as one tool definition in that shape."""
     found = action_detail(session, id)
-    return _not_found("action", id) if found is None else json_resource(request, found)
+    if found is None:
+        return _not_found("action", id)
+    return json_resource(request, found if as_ is None else _tool(found, as_.value))
 
 
 @router.get(
     "/flows/{id}",
-    response_model=FlowDetail,
+    response_model=FlowDetail | ToolDefinition,
     operation_id="get_flow",
     responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER}},
 )
-def get_flow(id: IdPath, session: SessionDep, request: Request) -> Response:
-    """One flow, each step with its bindings and its action resolved."""
+def get_flow(id: IdPath, session: SessionDep, request: Request, as_: AsQuery = None) -> Response:
+    """One flow, each step with its bindings and its action resolved. With
+    ``as=openai|anthropic|mcp``: the flow as one tool definition in that shape."""
     found = flow_detail(session, id)
-    return _not_found("flow", id) if found is None else json_resource(request, found)
+    if found is None:
+        return _not_found("flow", id)
+    return json_resource(request, found if as_ is None else _tool(found, as_.value))
+
+
+def _tool(item: dict[str, Any], shape: str) -> dict[str, Any]:
+    tools, _ = definitions([item], shape)
+    return tools[0]
 
 
 @router.post(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import json
+from enum import Enum
 from typing import Annotated
 
 import anyio.to_thread
@@ -11,9 +13,13 @@ from fastapi import APIRouter, Query, Response
 from api.deps import IndexDep, SearchThreadsDep
 from api.errors import error_responses
 from registry.model.results import FindResponse
-from registry.search import FindQuery, page_json, search
+from registry.model.tool_shapes import AS_DESCRIPTION
+from registry.model.tooldefs import SHAPES, definitions
+from registry.search import FindQuery, Page, page_json, search
 
 router = APIRouter(tags=["find"])
+Shape = Enum("Shape", [(name, name) for name in SHAPES], type=str)  # type: ignore[misc]
+AsQuery = Annotated[Shape | None, Query(alias="as", description=AS_DESCRIPTION)]
 
 
 @router.get("/find", response_model=FindResponse, responses=error_responses(422, 429, 500))
@@ -21,6 +27,7 @@ async def find_actions(
     index: IndexDep,
     search_threads: SearchThreadsDep,
     query: Annotated[FindQuery, Query()],
+    as_: AsQuery = None,
 ) -> Response:
     """Find actions and flows by BM25 over names, titles, types, parameters and descriptions.
 
@@ -28,6 +35,8 @@ async def find_actions(
     what calling it needs (auth, scope) and costs (cost); a flow lists its steps. With
     `group=site`, `sites` holds one entry per site with its best actions. A request of more
     words than one search scores is searched by its rarest, and `shortened` says which.
+    With `as=openai|anthropic|mcp`, `tools` holds the results as tool definitions in that
+    shape, ready to load, and `ids` each tool's action or flow.
     """
     # The search runs in a thread (at most one per core, its own limiter, so slow /validate
     # fetches never hold it up): tantivy releases the GIL while it searches (two threads
@@ -37,4 +46,15 @@ async def find_actions(
     # about 300 MB).
     run = functools.partial(search, index, query)
     page = await anyio.to_thread.run_sync(run, limiter=search_threads)
-    return Response(page_json(page), media_type="application/json")
+    body = page_json(page) if as_ is None else tools_json(page, as_.value)
+    return Response(body, media_type="application/json")
+
+
+def tools_json(page: Page, shape: str) -> bytes:
+    """A page with its results as tool definitions (registry.model.tooldefs)."""
+    tools, ids = definitions([json.loads(hit.payload) for hit in page.all_hits()], shape)
+    answer: dict[str, object] = {"query": page.query, "results": [], "tools": tools, "ids": ids}
+    if page.shortened:
+        answer["shortened"] = page.shortened.json()
+    answer["took_ms"] = page.took_ms
+    return json.dumps(answer, ensure_ascii=False).encode()

@@ -23,6 +23,7 @@ from crawler.settings import MANIFEST_MAXSIZE, PAGE_MAXSIZE
 from crawler.sitemaps import SITEMAP_MAXSIZE
 from crawler.sitestate import SiteState, fingerprint
 from crawler.targets import site_origin
+from registry.formats import accept_for
 from registry.model.schemas import SiteCrawl
 from registry.model.urls import mixed_script_label
 
@@ -120,6 +121,8 @@ class SiteSpider(Spider):
             headers["If-None-Match"] = etag
         if modified:
             headers["If-Modified-Since"] = modified
+        if accept := accept_for(url):
+            headers["Accept"] = accept
         # dont_filter: a request the dupe filter drops never calls back, and the site would
         # hang; SiteState.admit dedupes instead.
         return Request(

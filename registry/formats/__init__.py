@@ -13,6 +13,7 @@ and, where the format has them, these facts (absent means the default):
     LINK_RELS: tuple[str, ...]     <link rel> / Link header relations that point at it
     LEGACY_PATHS: dict[str, str]   path -> its predecessor, asked only when the path is missing
     FILE_NAME: re.Pattern | None   names its documents go by besides its PATHS' file names
+    ACCEPT: dict[str, str]         URL path ending -> the media type to ask for it as
     site_url(data) -> str | None   the site (URL or bare host) a document names for itself
     PROBE: "handshake" | "card" | "catalog"  how liveness probes ask (registry.model.liveness)
 
@@ -203,6 +204,17 @@ def legacy_paths() -> dict[str, str]:
     return {
         path: old for module in FORMATS for path, old in getattr(module, "LEGACY_PATHS", {}).items()
     }
+
+
+def accept_for(url: str) -> str | None:
+    """The ``Accept`` header to ask ``url`` with, when a format says its path ending is served
+    as a media type of its own (an MCP server's ``/server-card``); None: the default."""
+    path = urlsplit(url).path
+    for module in FORMATS:
+        for ending, media_type in getattr(module, "ACCEPT", {}).items():
+            if path.endswith(ending):
+                return f"{media_type}, application/json;q=0.9"
+    return None
 
 
 def link_relations() -> frozenset[str]:

@@ -24,6 +24,7 @@ from typing import Any
 from registry.formats import a2a, mcp
 from registry.formats._common import Diagnostics, as_dict, as_list, described, diag, title_from
 from registry.formats._references import References
+from registry.formats._server_cards import CARD_MEDIA_TYPE
 from registry.model import ard_terms as terms
 from registry.model.effects import infer_effect
 from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
@@ -124,7 +125,7 @@ def _entries(
             return
         if action := _action(entry, url, refs, where, diags):
             actions.append(action)
-        actions += _inline_card(nested, url, site)
+        actions += _inline_card(nested or _server_card(entry, url, refs, where, diags), url, site)
 
 
 def _inline_card(data: dict[str, Any], url: str, site: str) -> list[Action]:
@@ -134,6 +135,18 @@ def _inline_card(data: dict[str, Any], url: str, site: str) -> list[Action]:
             manifest: Manifest = module.to_manifest(data, url, site)
             return manifest.actions[:MAX_ENTRIES]
     return []
+
+
+def _server_card(
+    entry: dict[str, Any], url: str, refs: References, path: str, diags: Diagnostics
+) -> dict[str, Any]:
+    """An MCP server card an entry points at, once read: an MCP Catalog
+    (``/.well-known/mcp/catalog.json``, a subset of the AI Catalog, asked for by the mcp
+    format's PATHS and read here by its content) lists its servers so."""
+    media = terms.media_type(entry.get("type", entry.get("mediaType")))
+    if media != CARD_MEDIA_TYPE or not (card := absolute(entry.get("url"), url)):
+        return {}
+    return as_dict(refs.get(card, f"{path}.url", diags))
 
 
 def _publisher_ok(identifier: Any, site: str, path: str, diags: Diagnostics) -> bool:

@@ -2,7 +2,9 @@
 
 Specs: https://modelcontextprotocol.io (server.json, schemas 2025-07-09 .. 2025-12-11, and the
 legacy ``version_detail`` shape), SEP-1649 server cards. Found at ``/server.json``,
-``/.well-known/mcp.json``, ``/.well-known/mcp/server-card.json`` and in catalog entries. Real
+``/.well-known/mcp.json``, ``/.well-known/mcp/server-card.json``, at ``<streamable-http-url>/
+server-card`` (a server.json's remote: its tools are read from there too, registry.formats.
+_server_cards) and in catalog entries (the MCP Catalog's too, which ard reads). Real
 cards come in at least three shapes (``serverInfo`` + ``transport``; server.json-like
 ``name`` + ``remotes``; a bare ``tools`` list), so fields are read from wherever they are.
 The server itself is one action (a resource agents connect to, at its remote URL); each listed
@@ -25,15 +27,23 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._references import References
+from registry.formats._server_cards import CARD_MEDIA_TYPE, CARD_PATH, card_url, streamable_urls
 from registry.model.effects import STRENGTH, infer_effect
 from registry.model.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
 from registry.model.schemas import Action, Effect, Manifest
 from registry.model.urls import absolute
 
 NAME = "mcp"
-PATHS = ("/.well-known/mcp.json", "/.well-known/mcp/server-card.json", "/server.json")
+# The MCP Catalog (SEP-2127's discovery) is an AI Catalog: registry.formats.ard reads it.
+PATHS = (
+    "/.well-known/mcp.json",
+    "/.well-known/mcp/server-card.json",
+    "/server.json",
+    "/.well-known/mcp/catalog.json",
+)
 PROBE = "handshake"  # liveness (crawler/probes)
 CROSS_HOST_REFERENCES = True  # remotes and cards live on the server's host
+ACCEPT = {CARD_PATH: CARD_MEDIA_TYPE}  # a server's card, at <streamable-http-url>/server-card
 MAX_TOOLS = 128
 MAX_VERB_WORDS = 6  # leading words of a tool's description read for its effect
 _WORD = re.compile(r"[A-Za-z]+")
@@ -103,6 +113,7 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
         for i, tool in enumerate(as_list(tools)[:MAX_TOOLS])
         if (a := _tool(tool, endpoint, f"$.tools[{i}]", diags))
     ]
+    actions += _card_tools(data, url, refs, {a.name for a in actions}, diags)
     info = as_dict(data.get("serverInfo"))
     # Said (and diagnosed) once already, by the server's action.
     description, about = site_text(data.get("description") or info.get("description"), "$", [])
@@ -124,6 +135,25 @@ def _named(data: dict[str, Any]) -> bool:
         isinstance(v, str) and v.strip()
         for v in (data.get("name"), as_dict(data.get("serverInfo")).get("name"))
     )
+
+
+def _card_tools(
+    data: dict[str, Any], url: str, refs: References | None, known: set[str], diags: Diagnostics
+) -> list[Action]:
+    """The tools the cards at the server's streamable HTTP URLs list that this document does
+    not (a card read is a reference: the crawler fetches it, and a later pass reads it)."""
+    found: list[Action] = []
+    for endpoint in streamable_urls(data) if refs is not None else []:
+        where = card_url(endpoint)
+        if where == url.split("#", 1)[0]:
+            continue  # this document is that card
+        card = as_dict(refs.get(where, "$.remotes", diags))  # type: ignore[union-attr]
+        for i, tool in enumerate(as_list(card.get("tools"))[:MAX_TOOLS]):
+            action = _tool(tool, endpoint, f"{where}$.tools[{i}]", diags)
+            if action and action.name not in known and len(known) < MAX_TOOLS:
+                known.add(action.name)
+                found.append(action)
+    return found
 
 
 def _endpoint(data: dict[str, Any], url: str) -> str | None:

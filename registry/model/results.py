@@ -14,6 +14,7 @@ from pydantic import Field
 from registry.model.effects import needs_approval
 from registry.model.public import ActionFields, absent
 from registry.model.schemas import FlowStep, StrictModel
+from registry.model.tool_shapes import ToolDefinition
 
 
 class ExplainPart(StrictModel):
@@ -86,7 +87,9 @@ class SiteResult(StrictModel):
 
 class FindResponse(StrictModel):
     query: str
-    results: list[FindResult] = Field(description="Best first; empty with group=site (see `sites`)")
+    results: list[FindResult] = Field(
+        description="Best first; empty with group=site (see `sites`) or `as` (see `tools`)"
+    )
     sites: list[SiteResult] | None = Field(
         None,
         exclude_if=absent,
@@ -96,6 +99,22 @@ class FindResponse(StrictModel):
         None,
         exclude_if=absent,
         description=("Present only when the request was searched by some of its words"),
+    )
+    tools: list[ToolDefinition] | None = Field(
+        None,
+        exclude_if=absent,
+        description=(
+            "With `as` only: each result as a tool definition in that shape, best first (with "
+            "group=site, site by site)"
+        ),
+    )
+    ids: dict[str, str] | None = Field(
+        None,
+        exclude_if=absent,
+        description=(
+            "With `as` only: each tool's name -> the id of its action or flow (for "
+            "GET /actions/{id}, POST /actions/{id}/prepare)"
+        ),
     )
     took_ms: float
 

@@ -22,8 +22,11 @@ from rich.table import Table
 
 from actiondex.validating import validate_file
 from registry.formats.html import page_items
+from registry.model.schemas import stable_id
+from registry.model.tooldefs import definitions
 from registry.validate import ValidationReport
 from tests.helpers.paths import CORPUS, INVENTORY
+from tests.helpers.tool_shapes import check
 
 # inventory label (or ("other", variant)) -> the Manifest.format we must detect
 LABELS = {
@@ -250,3 +253,40 @@ def test_no_real_input_schema_is_unusable() -> None:
         if d.code == "unusable-schema"
     ]
     assert not unusable, "\n".join(unusable)
+
+
+# Every action and flow as a tool definition of each shape, one answer per file: each
+# validates against the SDK that defines its shape (tests.helpers.tool_shapes), and names are
+# unique within the answer. `pytest -s` prints how many had a strict OpenAI form.
+def tool_items(report: ValidationReport) -> list[dict[str, Any]]:
+    """The report's actions and flows as the doors show them (the fields tooldefs reads)."""
+    out = []
+    for kind, found in (("action", report.actions), ("flow", report.flows)):
+        for entry in found:
+            item = entry.model_dump(mode="json")
+            item.update(kind=kind, site=report.site, id=stable_id(report.site, kind, entry.name))
+            item.setdefault("method", None)
+            item.setdefault("output_schema", None)
+            out.append(item)
+    return out
+
+
+@pytest.mark.parametrize("shape", ["openai", "anthropic", "mcp"])
+def test_every_action_converts_to_each_tool_shape(shape: str) -> None:
+    failures, converted, strict = [], 0, Counter[bool]()
+    for entry, report, _ in corpus():
+        if report is None or not (report.actions or report.flows):
+            continue
+        try:
+            tools, ids = definitions(tool_items(report), shape)
+            assert len(ids) == len(tools), "names repeat within one answer"
+            for tool in tools:
+                check(shape, tool)
+                strict[bool(tool.get("strict"))] += 1
+            converted += len(tools)
+        except Exception as exc:  # collected, so one run names every file that fails
+            failures.append(f"{entry['path']}: {type(exc).__name__}: {str(exc)[:300]}")
+    assert not failures, "\n".join(failures)
+    assert converted > 1000  # the corpus holds over a thousand actions and flows
+    if shape == "openai":
+        print(f"\n{converted} tools: {strict[True]} strict, {strict[False]} strict false")
