@@ -33,6 +33,7 @@ CRAWL_FOLDERS = ("crawler", "distributed", "hostile")
 PROCESS_FILES = {
     "actiondex/test_cli.py",
     "actiondex/test_cli_find.py",
+    "actiondex/test_cli_doors.py",
     "actiondex/test_crawler_cli.py",
     "actiondex/test_doors.py",
     "actiondex/test_living_index.py",
