@@ -45,6 +45,7 @@ PROCESS_FILES = {
     "actiondex/test_ingest_while_serving.py",
     "api/test_find_long.py",
     "api/test_mcp_stdio.py",
+    "api/test_mcp_config.py",
     "api/test_observe.py",
     "api/test_ard_conformance.py",
     "api/test_body_limit.py",
