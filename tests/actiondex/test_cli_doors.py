@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.procs import AX, env_for
-from tests.helpers.cli import one_line_error
+from tests.helpers.cli import one_line_error, run
+from tests.helpers.paths import FIXTURES
+
+SHOP = FIXTURES / "ingest" / "shop"
 
 
 @pytest.mark.parametrize(
@@ -28,3 +32,22 @@ def test_a_folder_that_cannot_be_made_is_one_line_and_exit_2(
     line = one_line_error(proc)
     assert proc.returncode == 2, proc.stderr
     assert says in line and "/proc/nope" in line and "FileNotFoundError" not in line, line
+
+
+def test_validate_a_folder_reads_each_file_ingest_would(data_dir: Path) -> None:
+    proc = run(data_dir, "validate", str(SHOP), "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["folder"] == str(SHOP)
+    urls = [document["url"] for document in report["documents"]]
+    assert urls == ["https://inkwell.example/.well-known/agent-actions.json"]
+    said = run(data_dir, "validate", str(SHOP)).stdout
+    assert "place_order" in said and "No errors" in said
+
+
+def test_validate_a_folder_without_manifests_says_it_is_a_folder(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.md").write_text("nothing here")
+    line = one_line_error(run(data_dir, "validate", str(tmp_path)))
+    assert f"{tmp_path} is a folder without manifest or page files" in line, line
