@@ -51,3 +51,22 @@ def test_validate_a_folder_without_manifests_says_it_is_a_folder(
     (tmp_path / "notes.md").write_text("nothing here")
     line = one_line_error(run(data_dir, "validate", str(tmp_path)))
     assert f"{tmp_path} is a folder without manifest or page files" in line, line
+
+
+def test_ingest_a_bakery_page_takes_its_site_from_its_url(data_dir: Path, tmp_path: Path) -> None:
+    item = {
+        "@context": "https://schema.org",
+        "@type": "Bakery",
+        "name": "Crumb Bakery",
+        "url": "https://crumb.example/",
+        "potentialAction": {
+            "@type": "OrderAction",
+            "target": {"@type": "EntryPoint", "urlTemplate": "https://crumb.example/o?i={i}"},
+            "query-input": "required name=i",
+        },
+    }
+    page = tmp_path / "bakery.html"
+    page.write_text(f'<html><script type="application/ld+json">{json.dumps(item)}</script></html>')
+    proc = run(data_dir, "ingest", str(page), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [row["host"] for row in json.loads(proc.stdout)["per_site"]] == ["crumb.example"]
