@@ -50,7 +50,8 @@ def client_config(settings: Settings) -> dict[str, object]:
         command, args = str(script), []
     else:
         command, args = sys.executable, ["-m", "actiondex"]
-    args += ["--data-dir", str(settings.data_dir.resolve()), "mcp"]
+    this_command = __name__.rsplit(".", 1)[-1]
+    args += ["--data-dir", str(settings.data_dir.resolve()), this_command]
     env = {}
     if settings.database_url:  # the password stays out of what is printed
         env["ACTIONDEX_DATABASE_URL"] = output.safe_url(settings.database_url)
