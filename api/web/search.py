@@ -20,13 +20,14 @@ from registry.model.schemas import EFFECTS
 from registry.search import MAX_OFFSET, FindQuery, find, first_problem
 from registry.search.contract import MAX_QUERY_CHARS
 
-PAGE = 10  # results on one page
-FIELDS = ("q", "effect", "site", "offset")  # what the form sends; the rest is ignored
+PAGE = 10  # results on one page, unless the link asks for another ``limit``
+FIELDS = ("q", "effect", "site", "offset", "limit")  # what the page reads; the rest is ignored
 LABELS = {
     "q": "What do you want to do?",
     "effect": "Effect",
     "site": "Site",
     "offset": "Page",
+    "limit": "Results on a page",
 }  # a refused field, as the page names it
 
 router = APIRouter(include_in_schema=False)
@@ -69,7 +70,7 @@ async def search_page(
     values = {
         "q": form["q"],
         "effect": form["effect"],
-        "limit": PAGE,
+        "limit": (asked.get("limit") or [str(PAGE)])[0],
         "site": asked.get("site", []),
         "offset": (asked.get("offset") or ["0"])[0],
     }
@@ -79,19 +80,26 @@ async def search_page(
         field, message = first_problem(exc.errors())
         context["problem"] = {"field": LABELS.get(field, field), "message": message}
         return page(request, "search.html", 422, **context)
-    run = functools.partial(find, index, query)
-    found = await anyio.to_thread.run_sync(run, limiter=search_threads)
+    found = await anyio.to_thread.run_sync(
+        functools.partial(find, index, query), limiter=search_threads
+    )
     context.update(
         found=found,
         offset=query.offset,
         title=f"{query.q} - search actions",
         as_json=_link(query, query.offset, "/find"),
     )
-    following = query.offset + PAGE
-    if len(found.results) == PAGE and following <= MAX_OFFSET:
-        context["next_page"] = _link(query, following)
+    following = query.offset + query.limit
+    # A page may hold fewer than `limit` while more follow (a flow folds its steps, a site's
+    # extras move down): whether there is a next page is asked, not guessed from the count.
+    if following <= MAX_OFFSET and found.results:
+        probe = query.model_copy(update={"offset": following, "limit": 1})
+        more = await anyio.to_thread.run_sync(
+            functools.partial(find, index, probe), limiter=search_threads
+        )
+        context["next_page"] = _link(query, following) if more.results else None
     if query.offset:
-        context["previous_page"] = _link(query, max(0, query.offset - PAGE))
+        context["previous_page"] = _link(query, max(0, query.offset - query.limit))
     return page(request, "search.html", **context)
 
 
@@ -102,5 +110,6 @@ def _link(query: FindQuery, offset: int, path: str = "/") -> str:
         *(("effect", e) for e in query.effect),
         *(("site", s) for s in query.site),
     ]
-    pairs += [("limit", str(PAGE))] if path != "/" else []
+    if path != "/" or query.limit != PAGE:
+        pairs.append(("limit", str(query.limit)))
     return f"{path}?" + urlencode([*pairs, ("offset", str(offset))] if offset else pairs)
