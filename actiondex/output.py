@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import make_url
 
+from registry.model.codes import counted
 from registry.model.results import FindResponse, FindResult
 
 # Piped output gets 120 columns rather than rich's 80, so tables stay readable in logs.
@@ -36,7 +37,7 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
     for col in ("site", "documents", "actions", "flows", "errors"):
         table.add_column(col, justify="left" if col in ("site", "errors") else "right")
     for row in data.get("per_site", []):
-        errors = ", ".join(row.get("errors") or []) or "-"
+        errors = ", ".join(counted(row.get("errors") or [])) or "-"
         table.add_row(
             escape(row["host"]),
             str(row["documents"]),
