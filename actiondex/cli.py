@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from sqlalchemy.exc import OperationalError
 
+from actiondex import help_text
 from actiondex.commands import COMMANDS, GROUPS
 from actiondex.runtime import UserError
 from registry.config import get_settings
@@ -34,6 +35,7 @@ for command in COMMANDS:
     app.command()(command)
 for group in GROUPS:
     app.add_typer(group)
+help_text.install(app)
 
 
 @app.callback()

@@ -24,6 +24,7 @@ from actiondex.jobs import hooks
 from actiondex.jobs.app import SCHEDULE_QUEUE
 from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
 from actiondex.jobs.tasks import CRAWL_TASK, enqueue
+from actiondex.output import plural
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
 from registry.store.rows import utcnow
@@ -61,10 +62,12 @@ async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dic
     for host, target, priority in work:
         queued += await enqueue(app, host, priority, target)
     if work:
+        already = len(work) - queued
         log.info(
-            "scheduler: %d sites due, %d enqueued (the others are queued already)",
-            len(work),
+            "scheduler: %s due, %d enqueued%s",
+            plural(len(work), "site"),
             queued,
+            f" ({already} queued already)" if already else "",
         )
     return {"due": len(work), "enqueued": queued}
 

@@ -82,6 +82,7 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
     method = action.get("method") or ("GET" if action.get("effect") == "read" else "POST")
     method = method.upper()
+    body: str | None
     if rpc is not None:  # a JSON-RPC POST to the agent's or server's URL
         method, url = "POST", _url(endpoint, {}, {})
         headers, body = rpc_request(rpc, action, input)

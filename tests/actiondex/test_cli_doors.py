@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -70,3 +71,29 @@ def test_ingest_a_bakery_page_takes_its_site_from_its_url(data_dir: Path, tmp_pa
     proc = run(data_dir, "ingest", str(page), "--json")
     assert proc.returncode == 0, proc.stderr
     assert [row["host"] for row in json.loads(proc.stdout)["per_site"]] == ["crumb.example"]
+
+
+HELPS = ["crawl", "worker", "find", "submit", "ingest", "history", "sites remove", "mcp"]
+
+
+def test_help_reads_as_prose_with_value_names_people_know(data_dir: Path) -> None:
+    env = {**env_for(data_dir), "COLUMNS": "200"}
+    for command in HELPS:
+        proc = subprocess.run(
+            [*AX, *command.split(), "--help"], env=env, text=True, capture_output=True, timeout=60
+        )
+        said = proc.stdout
+        assert proc.returncode == 0 and "Usage" in said, proc.stderr
+        assert "<bool>" not in said and "<list[" not in said and "<str>" not in said, command
+        assert not re.search(r"\w \.(\s|$)", said), (command, said)  # "first ." once
+        # each paragraph on one line at 200 columns: no line of prose breaks early
+        top = said.split("╭")[0].splitlines()
+        prose = [line.strip() for line in top if line.strip() and "Usage" not in line]
+        assert all(len(line) > 100 or line.endswith(".") for line in prose), (command, prose)
+
+
+def test_one_result_is_singular(data_dir: Path) -> None:
+    proc = run(data_dir, "ingest", str(SHOP))
+    assert proc.returncode == 0 and "1 site " in proc.stdout, proc.stdout
+    said = run(data_dir, "find", "place an order", "--limit", "1").stdout
+    assert "1 result in" in said and "1 results" not in said, said
