@@ -34,6 +34,7 @@ PROCESS_FILES = {
     "actiondex/test_cli.py",
     "actiondex/test_cli_find.py",
     "actiondex/test_cli_doors.py",
+    "actiondex/test_demo_lock.py",
     "actiondex/test_crawler_cli.py",
     "actiondex/test_doors.py",
     "actiondex/test_living_index.py",
