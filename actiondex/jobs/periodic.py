@@ -62,14 +62,16 @@ async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dic
     for host, target, priority in work:
         queued += await enqueue(app, host, priority, target)
     if work:
-        already = len(work) - queued
-        log.info(
-            "scheduler: %s due, %d enqueued%s",
-            plural(len(work), "site"),
-            queued,
-            f" ({already} queued already)" if already else "",
-        )
+        log.info("%s", due_line(len(work), queued))
     return {"due": len(work), "enqueued": queued}
+
+
+def due_line(due: int, enqueued: int) -> str:
+    """The scheduler's line for a tick: the ones not enqueued were queued already."""
+    already = due - enqueued
+    return f"scheduler: {plural(due, 'site')} due, {enqueued} enqueued" + (
+        f" ({already} queued already)" if already else ""
+    )
 
 
 def _due_work(engine: Engine, limit: int) -> list[tuple[str, str | None, int]]:
