@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from sqlalchemy.exc import OperationalError
 
+from actiondex import help_text
 from actiondex.commands import COMMANDS, GROUPS
 from actiondex.runtime import UserError
 from registry.config import get_settings
@@ -34,6 +35,7 @@ for command in COMMANDS:
     app.command()(command)
 for group in GROUPS:
     app.add_typer(group)
+help_text.install(app)
 
 
 @app.callback()
@@ -79,18 +81,25 @@ def main(args: list[str] | None = None) -> None:
         code = _fail(
             args, "aborted", f"{exc} (stopped by a signal); what it stored is kept", ABORTED_EXIT
         )
+    except OSError as exc:  # a path the user gave (or configured) cannot be used
+        if exc.filename is None:
+            code = _internal(args, exc)
+        else:
+            reason = exc.strerror or first_line(exc)
+            code = _fail(args, "bad-path", f"cannot use {exc.filename}: {reason}", 2)
     except (KeyboardInterrupt, typer.Abort):
         code = 130
     except Exception as exc:  # last resort: say what happened in one line
-        if os.environ.get("ACTIONDEX_DEBUG"):
-            raise
-        code = _fail(
-            args,
-            "internal-error",
-            f"{type(exc).__name__}: {first_line(exc)} (set ACTIONDEX_DEBUG=1 for the traceback)",
-            1,
-        )
+        code = _internal(args, exc)
     sys.exit(code or 0)
+
+
+def _internal(args: list[str], exc: Exception) -> int:
+    """An unexpected failure: one line, exit 1 (the traceback with ACTIONDEX_DEBUG set)."""
+    if os.environ.get("ACTIONDEX_DEBUG"):
+        raise exc
+    message = f"{type(exc).__name__}: {first_line(exc)} (set ACTIONDEX_DEBUG=1 for the traceback)"
+    return _fail(args, "internal-error", message, 1)
 
 
 def _fail(args: list[str], code: str, message: str, status: int) -> int:

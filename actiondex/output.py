@@ -12,11 +12,17 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import make_url
 
+from registry.model.codes import counted
 from registry.model.results import FindResponse, FindResult
 
 # Piped output gets 120 columns rather than rich's 80, so tables stay readable in logs.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True, highlight=False)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 result``, ``2 results``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def info(message: str) -> None:
@@ -36,7 +42,7 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
     for col in ("site", "documents", "actions", "flows", "errors"):
         table.add_column(col, justify="left" if col in ("site", "errors") else "right")
     for row in data.get("per_site", []):
-        errors = ", ".join(row.get("errors") or []) or "-"
+        errors = ", ".join(counted(row.get("errors") or [])) or "-"
         table.add_row(
             escape(row["host"]),
             str(row["documents"]),
@@ -46,7 +52,7 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
         )
     table.add_section()
     table.add_row(
-        f"{data['sites']} sites",
+        plural(data["sites"], "site"),
         str(data["documents"]),
         str(data["actions"]),
         str(data["flows"]),
@@ -67,7 +73,7 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
     spooled = [r["host"] for r in data.get("per_site", []) if "store-unavailable" in r["errors"]]
     if spooled:
         out.print(
-            f"[bold]Database unavailable:[/bold] {len(spooled)} sites are spooled under "
+            f"[bold]Database unavailable:[/bold] {plural(len(spooled), 'site')} spooled under "
             "the data dir and will be stored by the next crawl."
         )
 
@@ -86,7 +92,8 @@ def results(response: FindResponse) -> None:
         out.print(f"No actions found for {response.query!r} ({response.took_ms:.1f} ms).")
         return
     table = Table(
-        title=f"{response.query!r}: {len(response.results)} results in {response.took_ms:.1f} ms",
+        title=f"{response.query!r}: {plural(len(response.results), 'result')} in "
+        f"{response.took_ms:.1f} ms",
         title_justify="left",
     )
     for col in ("#", "site", "action", "effect", "needs", "how", "score"):
@@ -114,7 +121,8 @@ def _sites(response: FindResponse) -> None:
         out.print(f"No site found for {response.query!r} ({response.took_ms:.1f} ms).")
         return
     table = Table(
-        title=f"{response.query!r}: {len(response.sites)} sites in {response.took_ms:.1f} ms",
+        title=f"{response.query!r}: {plural(len(response.sites), 'site')} in "
+        f"{response.took_ms:.1f} ms",
         title_justify="left",
     )
     for col in ("#", "site", "best actions", "score"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -33,6 +34,8 @@ class StoreUnavailable(UserError):
 def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
     """An engine on a schema at head. Embedded SQLite is migrated on the spot; a server database
     must be migrated explicitly (`actiondex migrate`), as deployments usually want."""
+    if settings.db_url.startswith("sqlite"):
+        make_dir(settings.data_dir, "the data dir (--data-dir, ACTIONDEX_DATA_DIR)")
     engine = make_engine(settings)
     try:
         if engine.dialect.name == "sqlite" and auto_migrate:
@@ -42,6 +45,14 @@ def open_store(settings: Settings, *, auto_migrate: bool = True) -> Engine:
     except OperationalError as exc:
         raise StoreUnavailable(f"cannot open the database: {first_line(exc)}") from exc
     return engine
+
+
+def make_dir(path: Path, what: str) -> None:
+    """Create a folder the command needs, or say in one line which setting names a bad one."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{what} {path} cannot be created: {exc.strerror or exc}") from exc
 
 
 def _require_head(engine: Engine) -> None:
@@ -62,6 +73,7 @@ def open_index(settings: Settings, engine: Engine) -> ActionIndex:
     for each sync of its live follower. Wait for it up to ``index_wait_seconds``; if it is
     still held, leave the update to that process, say so in one line and go on with the index
     as it is. What the command stored is in the store either way; the follower indexes it."""
+    make_dir(settings.index_path, "the index dir (ACTIONDEX_INDEX_DIR, else DATA_DIR/index)")
     index = ActionIndex.open(settings.index_path)
     deadline = time.monotonic() + settings.index_wait_seconds
     while True:

@@ -147,15 +147,23 @@ class StdioBacking:
     search_threads: anyio.CapacityLimiter
 
 
-def serve_stdio(settings: Settings, engine: Engine) -> None:
+def serve_stdio(settings: Settings, engine: Engine, *, new_store: bool = False) -> None:
     """The MCP tools on stdin/stdout until stdin closes. stdout is the wire: while the store
     and the index open, anything printed goes to stderr instead (the SDK diverts the
-    descriptor itself once it serves)."""
+    descriptor itself once it serves). A new or empty store is served with a warning on
+    stderr: a client started with a relative or mistyped --data-dir finds nothing."""
     from api.mcp.server import build_server  # the SDK: loaded only where MCP is served
 
     with contextlib.redirect_stdout(sys.stderr):
         index = open_index(settings, engine)
         vectors.load()
+    if new_store or not index.searcher().num_docs:
+        made = "was just created and " if new_store else ""
+        output.info(
+            f"actiondex mcp: warning: the store in {settings.data_dir.resolve()} {made}holds "
+            "no actions: is --data-dir the right (absolute) folder? `actiondex mcp "
+            "--print-config` prints a config with absolute paths"
+        )
 
     async def run() -> None:
         backing = StdioBacking(index, engine, anyio.CapacityLimiter(SEARCH_THREADS))

@@ -62,11 +62,21 @@ def run(
         return
     said = "queued" if created else f"already {data['status']}"
     output.out.print(
-        f"{said}: {data['url']} (submission {data['id']}); it is crawled by the "
-        "next `actiondex crawl --due`",
+        f"{said}: {data['url']} (submission {data['id']}); {who_crawls(engine, config)}",
         soft_wrap=True,
         markup=False,
     )
+
+
+def who_crawls(engine: Engine, settings: Settings) -> str:
+    """What picks a submission up on this backend: on PostgreSQL the scheduler and the crawl
+    workers; the embedded store has neither, so a `crawl --due` run (by hand or cron)."""
+    if engine.dialect.name == "postgresql":
+        return (
+            "the scheduler (`actiondex schedule`) hands it to a crawl worker (`actiondex "
+            f"worker`) within {settings.schedule_interval} s (ACTIONDEX_SCHEDULE_INTERVAL)"
+        )
+    return "it is crawled by the next `actiondex crawl --due` (by hand, or from cron)"
 
 
 def _submit(engine: Engine, target: str) -> tuple[dict[str, object], bool]:

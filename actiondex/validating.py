@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from actiondex.runtime import UserError
@@ -70,6 +71,8 @@ def validate_target(
     path = _local_file(target)
     if path is not None:
         return validate_file(path, origin)
+    if "://" not in target and Path(target).is_dir():
+        return validate_folder(Path(target), origin)
     try:  # what the crawl will take for the site: a host it cannot read is bad input here
         url = intake_url(_as_url(target))
         origin_of(url)
@@ -106,6 +109,27 @@ def _local_file(target: str) -> Path | None:
     """The file ``target`` names; a URL is never read as a local file."""
     path = Path(target)
     return path if "://" not in target and path.is_file() else None
+
+
+class FolderReport(SiteReport):
+    """Every manifest or page file of a folder, each as `validate FILE` reports it."""
+
+    def public(self) -> dict[str, Any]:
+        return {"folder": self.site, "documents": [d.public(with_url=True) for d in self.documents]}
+
+
+def validate_folder(folder: Path, origin: str | None) -> FolderReport:
+    """The files `ingest FOLDER` would read, each validated; a folder without any is bad input."""
+    from actiondex.ingest import SUFFIXES, manifest_files
+
+    files = manifest_files([folder])
+    if not files:
+        kinds = ", ".join(sorted(SUFFIXES))
+        raise UserError(
+            f"{folder} is a folder without manifest or page files ({kinds} or a "
+            ".well-known name): give a file, a folder holding some, a URL or a domain"
+        )
+    return FolderReport(site=str(folder), documents=[validate_file(f, origin) for f in files])
 
 
 def validate_file(path: Path, origin: str | None) -> ValidationReport:

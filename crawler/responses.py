@@ -15,6 +15,7 @@ from scrapy.exceptions import (
 )
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.internet.error import ConnectionRefusedError as Refused
 from twisted.internet.error import TCPTimedOutError
 from twisted.python.failure import Failure
 
@@ -48,14 +49,20 @@ def to_document(response: Response) -> RawDocument | None:
 
 
 def tls_error(exc: BaseException | None) -> SSL.Error | None:
-    """The TLS error behind a failed download, if that is what it was: Scrapy wraps Twisted's
-    ResponseNeverReceived (whose ``reasons`` are Failures) in a DownloadFailedError."""
+    """The TLS error behind a failed download, if that is what it was."""
+    found = behind(exc, SSL.Error)
+    return found if isinstance(found, SSL.Error) else None
+
+
+def behind(exc: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """The exception of ``kind`` behind a failed download, if any: Scrapy wraps Twisted's
+    errors (a ResponseNeverReceived, whose ``reasons`` are Failures) in its own."""
     seen = 0
     while exc is not None and seen < 8:  # a short walk down the chain of causes
-        if isinstance(exc, SSL.Error):
+        if isinstance(exc, kind):
             return exc
         reasons = [getattr(r, "value", None) for r in getattr(exc, "reasons", None) or []]
-        if found := next((r for r in reasons if isinstance(r, SSL.Error)), None):
+        if found := next((r for r in reasons if isinstance(r, kind)), None):
             return found
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return None
@@ -79,6 +86,8 @@ def classify(failure: Failure) -> tuple[int | None, str, str]:
     if isinstance(exc, CannotResolveHostError):  # names the resolver refused are BlockedAddress
         host = urlsplit(failure.request.url).hostname if hasattr(failure, "request") else None
         return None, "dns-error", f"could not resolve host {host or ''}: {message}".strip()
+    if behind(exc, Refused) is not None:  # nothing listens there: the cause, not "network error"
+        return None, "connection-refused", "connection refused: nothing listens on that port"
     if isinstance(exc, DownloadTimeoutError | TCPTimedOutError):
         return None, "timeout", message
     if isinstance(exc, DownloadCancelledError) or "MAXSIZE" in message:

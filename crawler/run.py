@@ -24,6 +24,7 @@ from crawler.stopping import aborting
 from crawler.targets import check_targets, site_origin
 from registry.config import Settings
 from registry.db.engine import DB_AWAY, first_line, transaction
+from registry.model.codes import counted
 from registry.store.crawl_state import (
     CrawlAborted,
     crawl_states,
@@ -165,7 +166,7 @@ def _spider_args(
 
 def _record(engine: Engine, run_id: int, summary: CrawlSummary, status: str) -> None:
     # Each site's diagnostic codes ride along, so a run records every refusal it met.
-    codes = {row.host: row.errors for row in summary.per_site if row.errors}
+    codes = {row.host: counted(row.errors) for row in summary.per_site if row.errors}
     try:
         with transaction(engine) as session:
             finish_run(session, run_id, {**summary.totals(), "site_errors": codes}, status=status)

@@ -33,6 +33,8 @@ CRAWL_FOLDERS = ("crawler", "distributed", "hostile")
 PROCESS_FILES = {
     "actiondex/test_cli.py",
     "actiondex/test_cli_find.py",
+    "actiondex/test_cli_doors.py",
+    "actiondex/test_demo_lock.py",
     "actiondex/test_crawler_cli.py",
     "actiondex/test_doors.py",
     "actiondex/test_living_index.py",
@@ -44,6 +46,7 @@ PROCESS_FILES = {
     "actiondex/test_ingest_while_serving.py",
     "api/test_find_long.py",
     "api/test_mcp_stdio.py",
+    "api/test_mcp_config.py",
     "api/test_observe.py",
     "api/test_ard_conformance.py",
     "api/test_body_limit.py",

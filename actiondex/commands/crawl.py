@@ -52,7 +52,7 @@ def crawl(
         typer.Option(
             "--limit",
             min=1,
-            help="With --due: crawl at most N sites, the most overdue first [default: 1000].",
+            help="With --due: crawl at most N sites, the most overdue first (1000 if not given).",
         ),
     ] = None,
     resolve: ResolveOpt = None,

@@ -53,7 +53,7 @@ def worker(
     ] = 2,
     name: Annotated[
         str | None,
-        typer.Option("--name", help="This worker's name in logs and jobs [default: HOST-PID]."),
+        typer.Option("--name", help="This worker's name in logs and jobs (HOST-PID if not given)."),
     ] = None,
     delay: Annotated[
         float,

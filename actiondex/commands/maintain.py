@@ -8,7 +8,7 @@ import typer
 
 from actiondex import output
 from actiondex.commands.options import load_settings
-from actiondex.runtime import open_store
+from actiondex.runtime import make_dir, open_store
 from registry.db.engine import make_engine, transaction
 from registry.db.engine import migrate as run_migrations
 
@@ -50,6 +50,7 @@ def index(
 
     settings = load_settings()
     engine = open_store(settings)
+    make_dir(settings.index_path, "the index dir (ACTIONDEX_INDEX_DIR, else DATA_DIR/index)")
     with transaction(engine) as session:
         if rebuild:
             refresh_index_parts(session)

@@ -13,7 +13,8 @@ def validate(
     target: Annotated[
         str,
         typer.Argument(
-            help="A manifest or page file, a document URL, or a site (domain or https://site/)."
+            help="A manifest or page file, a folder of them (each file ingest would read), a "
+            "document URL, or a site (domain or https://site/)."
         ),
     ],
     origin: Annotated[

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from actiondex import output
 from actiondex.crawling import CrawlOptions, crawl_and_index
 from actiondex.demo.web import DemoWeb
-from actiondex.runtime import open_index, open_store
+from actiondex.runtime import UserError, make_dir, open_index, open_store
 from actiondex.serving import check_port_free, doors, serve_api
 from registry.config import Settings
 from registry.search import FindQuery, find
@@ -24,7 +28,30 @@ def demo_settings(settings: Settings) -> Settings:
     )
 
 
+@contextmanager
+def demo_lock(data_dir: Path) -> Iterator[None]:
+    """Held by a demo for as long as it runs (serving included): another demo over the same
+    data dir would delete and rebuild the store under the live server, which would go on
+    serving an index that no longer exists. The lock file sits beside the demo's store, so
+    rebuilding the store leaves it alone; the kernel drops the lock when its process ends."""
+    make_dir(data_dir, "the data dir (--data-dir, ACTIONDEX_DATA_DIR)")
+    with (data_dir / "demo.lock").open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(
+                f"another `actiondex demo` is running on {data_dir / 'demo'} (serving, or "
+                "building it): stop it first (Ctrl-C), or give this one another --data-dir"
+            ) from None
+        yield
+
+
 def run_demo(settings: Settings, *, serve: bool, port: int) -> None:
+    with demo_lock(settings.data_dir):
+        _run(settings, serve=serve, port=port)
+
+
+def _run(settings: Settings, *, serve: bool, port: int) -> None:
     if serve:
         check_port_free("127.0.0.1", port)  # fail before crawling, not after
     settings = demo_settings(settings)

@@ -27,6 +27,7 @@ from actiondex.jobs.app import SCHEDULE_QUEUE
 from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
 from actiondex.jobs.probing import probe_due_endpoints
 from actiondex.jobs.tasks import CRAWL_TASK, enqueue
+from actiondex.output import plural
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
 from registry.store.rows import utcnow
@@ -69,12 +70,16 @@ async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dic
     for host, target, priority in work:
         queued += await enqueue(app, host, priority, target)
     if work:
-        log.info(
-            "scheduler: %d sites due, %d enqueued (the others are queued already)",
-            len(work),
-            queued,
-        )
+        log.info("%s", due_line(len(work), queued))
     return {"due": len(work), "enqueued": queued}
+
+
+def due_line(due: int, enqueued: int) -> str:
+    """The scheduler's line for a tick: the ones not enqueued were queued already."""
+    already = due - enqueued
+    return f"scheduler: {plural(due, 'site')} due, {enqueued} enqueued" + (
+        f" ({already} queued already)" if already else ""
+    )
 
 
 def _due_work(engine: Engine, limit: int) -> list[tuple[str, str | None, int]]:

@@ -4,12 +4,14 @@ nothing else; no script at all, no frames, forms only to this server)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from api.web import shape
 
@@ -46,6 +48,22 @@ _env.globals.update(
     request_text=shape.request_text,
 )
 _env.filters["cost"] = shape.cost_text
+
+
+def when(value: Any) -> Markup | str:
+    """A stored time as people read it ("3 Dec 2026, 08:04 UTC") in a <time> whose datetime
+    attribute and title keep the exact ISO string; anything not a time, as it is."""
+    text = str(value or "")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    moment = moment.replace(tzinfo=moment.tzinfo or UTC).astimezone(UTC)
+    shown = f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    return Markup('<time datetime="{0}" title="{0}">{1}</time>').format(escape(text), shown)
+
+
+_env.filters["when"] = when
 
 
 def page(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:

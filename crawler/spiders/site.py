@@ -204,7 +204,7 @@ class SiteSpider(Spider):
             return
         # 5xx, 429 and unreachable mean "disallow all" (RFC 9309 2.3.1.4): nothing more to ask.
         # These say more than "unavailable": a DNS failure is the site's name, not robots.txt.
-        if code not in ("blocked-address", "tls-invalid", "dns-error"):
+        if code not in ("blocked-address", "tls-invalid", "dns-error", "connection-refused"):
             code, message = "robots-unavailable", f"{code}: {message}"
         site.robots = disallow_all()
         site.note(url, code, message, status)

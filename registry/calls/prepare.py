@@ -11,6 +11,9 @@ problem, each with its JSON path). Then each field goes where the action says:
 The body is JSON, or a form (``application/x-www-form-urlencoded``) when the action says so
 (``content_type``, or ``x-content-type`` in its input schema or its body field); ``body`` is
 the text to send.
+An action its format marks ``x-jsonrpc`` (an A2A skill, an MCP tool) is a JSON-RPC 2.0 POST
+instead (registry.calls.protocols); one marked as no single request (an MCP server itself) is
+refused (``not-callable``), saying how to reach it.
 ``needs_approval``: spend, send and delete need the person's yes first, and so does a call
 to an endpoint that is not https or is on another domain not verified to be the site's
 (seed 003's guard); ``approval_reasons`` says why. A cost whose
@@ -26,6 +29,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from registry.calls.input_check import SchemaProblem, TooComplex, input_problems, size_problems
+from registry.calls.protocols import NotPlannable, rpc_of, rpc_request
 from registry.calls.uritemplate import TemplateError, expand, simple_variables, variables
 from registry.model.effects import approval_reasons
 from registry.model.urls import absolute
@@ -60,6 +64,12 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
     endpoint = action.get("endpoint")
     if not endpoint:
         raise _refuse("this action publishes no endpoint: it cannot be called over HTTP")
+    rpc = rpc_of(action)
+    if rpc is not None:
+        try:  # an MCP server (not one of its tools) is no single request
+            rpc_request(rpc, action, {})
+        except NotPlannable as exc:
+            raise _refuse(str(exc)) from None
     schema = action.get("input_schema") or {}
     try:
         problems = input_problems(schema, input) if isinstance(schema, dict) else []
@@ -74,7 +84,14 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         raise PrepareError(sorted(problems + cost_problems, key=lambda p: p["path"]))
     method = action.get("method") or ("GET" if action.get("effect") == "read" else "POST")
     method = method.upper()
-    url, headers, body = _request(endpoint, method, _places(schema), input, _content_type(action))
+    body: str | None
+    if rpc is not None:  # a JSON-RPC POST to the agent's or server's URL
+        method, url = "POST", _url(endpoint, {}, {})
+        headers, body = rpc_request(rpc, action, input)
+    else:
+        url, headers, body = _request(
+            endpoint, method, _places(schema), input, _content_type(action)
+        )
     effect = action.get("effect", "write")
     origin, verified = action.get("origin", "same"), action.get("verified", True)
     reasons = approval_reasons(effect, url, origin, verified)

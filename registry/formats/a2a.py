@@ -3,8 +3,10 @@
 Spec: https://a2a-protocol.org/latest/specification/ (AgentCard, AgentSkill). Served at
 ``/.well-known/agent-card.json`` (0.3+) and ``/.well-known/agent.json`` (0.2). Every skill is
 reached through the agent's interface, so each action's endpoint is the card's ``url`` (0.2,
-0.3) or its first ``supportedInterfaces`` entry (1.0). A2A calls are JSON-RPC / HTTP POSTs of
-a message; the effect comes from the skill's name when it has a known verb, else ``write``.
+0.3) or its first ``supportedInterfaces`` entry (1.0). A2A calls are JSON-RPC POSTs of a
+message (``x-jsonrpc`` in each input schema: prepare plans ``message/send``); the effect comes
+from the leading verb of the skill's id, name or description, else ``read`` when its examples
+are all questions ("What's the weather in Paris?"), else ``write``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from registry.formats._common import (
 )
 from registry.formats._openapi import AUTH_TYPES
 from registry.formats._references import References
-from registry.model.effects import infer_effect
+from registry.model.effects import effect_of_text
 from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.model.schemas import Action, Auth, Manifest
 from registry.model.urls import absolute
@@ -47,6 +49,8 @@ _INPUT = {
         "message": {"type": "string", "description": "what to ask the agent, in natural language"}
     },
     "required": ["message"],
+    # how prepare calls a skill: registry.calls.protocols
+    "x-jsonrpc": {"method": "message/send", "message": "message"},
 }
 
 
@@ -152,7 +156,8 @@ def _skill(
         about=about,
         method="POST" if endpoint else None,
         endpoint=endpoint,
-        effect=infer_effect(None, None, name),
+        effect=effect_of_text(raw, skill.get("name"), skill.get("description"))
+        or ("read" if examples and all(e.strip().endswith("?") for e in examples) else "write"),
         auth=auth,
         input_schema=_INPUT,
     )

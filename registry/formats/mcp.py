@@ -7,9 +7,11 @@ server-card`` (a server.json's remote: its tools are read from there too, regist
 _server_cards) and in catalog entries (the MCP Catalog's too, which ard reads). Real
 cards come in at least three shapes (``serverInfo`` + ``transport``; server.json-like
 ``name`` + ``remotes``; a bare ``tools`` list), so fields are read from wherever they are.
-The server itself is one action (a resource agents connect to, at its remote URL); each listed
-tool is another action on the same endpoint. A list of servers (a registry seed) or a registry
-API page (``{"servers": [{"server": ...}]}``) gives one action per server.
+The server itself is one action (a resource agents connect to, at its remote URL: as strong as
+its strongest tool, else as its description's leading verb says); each listed tool is another
+action on the same endpoint, ``x-jsonrpc`` in its input schema telling prepare its
+``tools/call`` (registry.calls.protocols). A list of servers (a registry seed) or a registry API
+page (``{"servers": [{"server": ...}]}``) gives one action per server.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from registry.formats._common import (
 )
 from registry.formats._references import References
 from registry.formats._server_cards import CARD_MEDIA_TYPE, CARD_PATH, card_url, streamable_urls
-from registry.model.effects import STRENGTH, infer_effect
+from registry.model.effects import STRENGTH, effect_of_text, infer_effect, strongest
 from registry.model.sanitize import TITLE_MAX, clean_schema, clean_text, safe_name
 from registry.model.schemas import Action, Effect, Manifest
 from registry.model.urls import absolute
@@ -49,6 +51,12 @@ MAX_VERB_WORDS = 6  # leading words of a tool's description read for its effect
 _WORD = re.compile(r"[A-Za-z]+")
 _STRONGER: frozenset[Effect] = frozenset({"send", "spend", "delete"})
 _MORE: dict[str, Effect] = {"charge": "spend", "purchase": "spend", "transfer": "spend"}
+# How prepare calls an entry (registry.calls.protocols): a tool by tools/call; a server not.
+RPC_KEY = "x-jsonrpc"
+_CONNECT = {
+    "refuse": "this is an MCP server, not one of its tools: connect to it with an MCP client "
+    "(initialize, then tools/list), or prepare one of its tools"
+}
 _SERVER_KEYS = {"remotes", "packages", "version_detail", "serverInfo", "mcp_version"}
 # Keys that, next to a tools list, say "MCP server" rather than "some agents.json"
 _TRANSPORT_KEYS = {"serverUrl", "transport", "protocolVersion", "endpoint"}
@@ -107,13 +115,16 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
     bare = isinstance(tools, list) and not _named(data)
     server = None if bare else _server(data, url, "$", diags)
     endpoint = server.endpoint if server else _endpoint(data, url)
-    actions = [server] if server else []
-    actions += [
+    listed = [
         a
         for i, tool in enumerate(as_list(tools)[:MAX_TOOLS])
         if (a := _tool(tool, endpoint, f"$.tools[{i}]", diags))
     ]
-    actions += _card_tools(data, url, refs, {a.name for a in actions}, diags)
+    named = {a.name for a in ([server] if server else []) + listed}
+    listed += _card_tools(data, url, refs, named, diags)
+    if server and listed:  # connecting gives an agent every tool: as strong as the strongest
+        server = server.model_copy(update={"effect": strongest([a.effect for a in listed])})
+    actions = ([server] if server else []) + listed
     info = as_dict(data.get("serverInfo"))
     # Said (and diagnosed) once already, by the server's action.
     description, about = site_text(data.get("description") or info.get("description"), "$", [])
@@ -188,7 +199,8 @@ def _server(data: dict[str, Any], url: str, path: str, diags: Diagnostics) -> Ac
         data.get("description") or info.get("description"), f"{path}.description", diags
     )
     endpoint = _endpoint(data, url)
-    # Connecting to a server is not itself a read or a write; what it can do is unknown.
+    # Connecting is not itself a read or a write: what its description says it does, else
+    # unknown (write); to_manifest raises it to its strongest tool's.
     return Action(
         name=name,
         title=title or title_from(name),
@@ -196,7 +208,8 @@ def _server(data: dict[str, Any], url: str, path: str, diags: Diagnostics) -> Ac
         about=about,
         endpoint=endpoint,
         method="POST" if endpoint else None,
-        effect="write",
+        effect=effect_of_text(description) or "write",
+        input_schema={"type": "object", RPC_KEY: _CONNECT},
     )
 
 
@@ -219,7 +232,12 @@ def _tool(tool: Any, endpoint: str | None, path: str, diags: Diagnostics) -> Act
         endpoint=endpoint,
         method="POST" if endpoint else None,
         effect=_effect(hints, name, tool.get("description")),
-        input_schema=clean_schema(schema) if isinstance(schema, dict) else {"type": "object"},
+        input_schema=clean_schema(
+            {
+                **(schema if isinstance(schema, dict) else {"type": "object"}),
+                RPC_KEY: {"method": "tools/call", "tool": raw},
+            }
+        ),
         output_schema=clean_schema(output) if isinstance(output, dict) else None,
     )
 

@@ -38,7 +38,47 @@ _SITE_TYPES = {
     "Restaurant": 2,
     "Store": 2,
     "NewsMediaOrganization": 2,
+    "OnlineStore": 2,
+    "OnlineBusiness": 2,
+    # LocalBusiness kinds that pages often use as their main entity
+    **dict.fromkeys(
+        [
+            "FoodEstablishment",
+            "Bakery",
+            "CafeOrCoffeeShop",
+            "BarOrPub",
+            "Brewery",
+            "Winery",
+            "FastFoodRestaurant",
+            "IceCreamShop",
+            "LodgingBusiness",
+            "Hotel",
+            "BedAndBreakfast",
+            "Hostel",
+            "Motel",
+            "MedicalBusiness",
+            "Dentist",
+            "Pharmacy",
+            "AutomotiveBusiness",
+            "AutoRepair",
+            "ProfessionalService",
+            "LegalService",
+            "FinancialService",
+            "TravelAgency",
+            "RealEstateAgent",
+            "HealthAndBeautyBusiness",
+            "HomeAndConstructionBusiness",
+            "EntertainmentBusiness",
+            "SportsActivityLocation",
+            "EducationalOrganization",
+            "GovernmentOrganization",
+            "NGO",
+        ],
+        2,
+    ),
 }
+# An entity of another type that offers actions and has a url still names a page of the site.
+_OFFERING_RANK = 3
 
 
 def matches(data: Any) -> bool:
@@ -54,8 +94,10 @@ def site_url(data: Any) -> Any:
     either way a page on the site."""
     best: tuple[int, Any] = (9, None)
     for node, _ in Graph(data, []).nodes:
+        other = _OFFERING_RANK if node.get("potentialAction") else 9
         rank = min(
-            (_SITE_TYPES.get(t, 3 if t == "WebPage" else 9) for t in local_types(node)), default=9
+            (_SITE_TYPES.get(t, 3 if t == "WebPage" else other) for t in local_types(node)),
+            default=9,
         )
         if rank < best[0] and isinstance(node.get("url"), str):
             best = (rank, node["url"])

@@ -102,3 +102,27 @@ def needs_approval(
 ) -> bool:
     """Whether calling an action needs its person's approval first (``approval_reasons``)."""
     return bool(approval_reasons(effect, endpoint, origin, verified))
+
+
+def effect_of_text(*texts: object) -> Effect | None:
+    """The effect the leading verbs of a text say, trying each text in turn ("Get the weather
+    for a city" -> read, "Searches and books flights" -> the stronger of read and an unknown
+    verb, write); None when none starts with a known verb. For entries whose only
+    description is prose (an A2A skill, an MCP server)."""
+    for text in texts:
+        words = split_identifier(text).lower().split() if isinstance(text, str) else []
+        if not words or _verb_effect(words[0]) is None:
+            continue
+        verbs = [words[0]]
+        while len(words) > 2 * len(verbs) and words[2 * len(verbs) - 1] in ("and", "or"):
+            verbs.append(words[2 * len(verbs)])
+        return strongest([_verb_effect(verb) or "write" for verb in verbs])
+    return None
+
+
+def _verb_effect(word: str) -> Effect | None:
+    """A known verb's effect, also in the third person ("gets", "searches")."""
+    for stem in (word, word.removesuffix("s"), word.removesuffix("es")):
+        if effect := _VERBS.get(stem):
+            return effect
+    return None

@@ -135,7 +135,8 @@ class FetchFailure(StrictModel):
     url: str
     status: int | None = None
     code: str  # stable: "http-error", "not-found", "timeout", "network-error", "dns-error",
-    #            "blocked-address", "robots-disallowed", "robots-unavailable", "too-large", ...
+    #            "connection-refused", "blocked-address", "robots-disallowed",
+    #            "robots-unavailable", "too-large", ...
     message: str = ""
 
 

@@ -80,6 +80,9 @@ def loose(schema: Any) -> dict[str, Any]:
     did (``"required": true`` on a property: named in its object's ``required``)."""
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
         return {"type": "object", "properties": {}}
+    # Top-level x- keys are the registry's notes to its planner (x-jsonrpc: how prepare calls
+    # an A2A skill or MCP tool), not part of what an agent sends.
+    schema = {k: v for k, v in schema.items() if not (isinstance(k, str) and k.startswith("x-"))}
     return {"type": "object", "properties": {}} | _valid_required(schema)
 
 

@@ -49,10 +49,16 @@ def test_submit_queues_once_and_prints_one_json_object(data_dir: Path, db_url: s
     assert again["created"] is False and again["id"] == body["id"]
 
 
-def test_submit_for_people_says_what_happened(data_dir: Path) -> None:
-    proc = run(data_dir, "submit", "news.example")
+def test_submit_for_people_says_what_happened(data_dir: Path, db_url: str) -> None:
+    proc = run(data_dir, "submit", "news.example", db_url=db_url)
     assert proc.returncode == 0 and proc.stdout.startswith("queued: https://news.example/")
-    again = run(data_dir, "submit", "news.example")
+    # what picks it up: on PostgreSQL the scheduler and its workers, else `crawl --due`
+    if db_url:
+        assert "`actiondex schedule`" in proc.stdout and "`actiondex worker`" in proc.stdout
+        assert "crawl --due" not in proc.stdout
+    else:
+        assert "crawled by the next `actiondex crawl --due`" in proc.stdout
+    again = run(data_dir, "submit", "news.example", db_url=db_url)
     assert again.stdout.startswith("already queued: ")
 
 

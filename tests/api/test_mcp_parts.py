@@ -103,3 +103,33 @@ with TestClient(app) as client:
     before, after, status = done.stdout.split()
     assert (before, after) == ("False", "True")
     assert status != "404" and int(status) < 500
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "said"),
+    [
+        ("find_action", {}, "query: Field required"),
+        ("find_action", {"query": ["a"]}, "query: Input should be a valid string"),
+        ("get_action", {"id": ""}, "id: String should have at least 24 characters"),
+        (
+            "prepare_call",
+            {"action_id": "a" * 24, "input": 3},
+            "input: Input should be a valid dictionary",
+        ),
+    ],
+)
+def test_arguments_that_miss_the_schema_read_like_find_s_errors(
+    tool: str, arguments: dict[str, object], said: str
+) -> None:
+    """Not pydantic's report ("1 validation error for find_actionArguments ... https://
+    errors.pydantic.dev/..."): the argument and what is wrong with it, as /find says it."""
+
+    async def body() -> str:
+        async with Client(build_server(lambda: None)) as client:  # type: ignore[arg-type,return-value]
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error
+            return "".join(getattr(part, "text", "") for part in result.content)
+
+    message = anyio.run(body)
+    assert message == f"Error executing tool {tool}: {said}", message
+    assert "pydantic" not in message and "Arguments" not in message

@@ -103,3 +103,26 @@ def test_a_port_outside_1_to_65535_is_no_origin(origin: str) -> None:
     """Issue 25 item 10: ``:0`` was read as the scheme's default port."""
     with pytest.raises(ValueError, match="port that is not a number from 1 to 65535"):
         origin_of(origin)
+
+
+def _business(kind: str) -> bytes:
+    item = {
+        "@context": "https://schema.org",
+        "@type": kind,
+        "name": "Crumb",
+        "url": "https://crumb.example/",
+        "potentialAction": {
+            "@type": "OrderAction",
+            "target": {"@type": "EntryPoint", "urlTemplate": "/order?item={item}"},
+            "query-input": "required name=item",
+        },
+    }
+    script = json.dumps(item).encode()
+    return b'<html><head><script type="application/ld+json">' + script + b"</script></head></html>"
+
+
+@pytest.mark.parametrize("kind", ["Bakery", "Hotel", "SomeBusinessSchemaOrgAddsLater"])
+def test_a_business_page_names_its_site_by_its_url(kind: str) -> None:
+    """A Bakery (a LocalBusiness kind), or any entity that offers actions, names its site."""
+    placed = place(_business(kind), "bakery.html", page=True)
+    assert placed.named and placed.site == "crumb.example", placed.url

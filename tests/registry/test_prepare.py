@@ -260,3 +260,48 @@ def test_rfc6570(template: str, expected: str) -> None:
         "keys": {"semi": ";", "dot": ".", "comma": ","},
     }
     assert expand(template, values) == expected
+
+
+def test_an_a2a_skill_is_a_json_rpc_message_send(session: Session) -> None:
+    """Not `POST url {"message": ...}`, which no A2A agent accepts: A2A's JSON-RPC
+    message/send with the text as the Message's one part."""
+    skill = action(session, "a2a/card-03.json", "plan-meals")
+    call = prepare_call(skill, {"message": "Dinners with lentils"})
+    assert (call["method"], call["url"]) == ("POST", "https://agent.card-03.example/a2a/v1")
+    assert call["headers"] == {"Content-Type": "application/json"}
+    body = json.loads(call["body"])
+    assert (body["jsonrpc"], body["method"]) == ("2.0", "message/send") and body["id"]
+    message = body["params"]["message"]
+    assert (message["role"], message["parts"]) == (
+        "user",
+        [{"kind": "text", "text": "Dinners with lentils"}],
+    )
+    assert message["messageId"] and message["kind"] == "message"
+    code, found = problems(skill, {})
+    assert code == "invalid-input" and found[0]["path"] == "$.message"
+
+
+def test_an_mcp_tool_is_a_json_rpc_tools_call(session: Session) -> None:
+    vent = action(session, "mcp/server-card-tools.json", "open_vent")
+    call = prepare_call(vent, {"vent": 3})
+    assert (call["method"], call["url"]) == ("POST", "https://server-card-tools.example/mcp")
+    assert call["headers"] == {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    body = json.loads(call["body"])
+    assert (body["jsonrpc"], body["method"], body["params"]) == (
+        "2.0",
+        "tools/call",
+        {"name": "open_vent", "arguments": {"vent": 3}},
+    )
+
+
+def test_an_mcp_server_itself_cannot_be_planned_and_says_why(session: Session) -> None:
+    server = action(session, "mcp/server-card-tools.json", "greenhouse")
+    code, found = problems(server, {})
+    assert code == "not-callable"
+    assert "MCP server, not one of its tools" in found[0]["message"]
+    assert "https://server-card-tools.example/mcp" in found[0]["message"]
+    # connecting reaches every tool: as strong as its strongest (wipe_history deletes)
+    assert server["effect"] == "delete"

@@ -11,12 +11,35 @@ from registry.config import Settings
 from tests.helpers.paths import ROOT
 
 
-def test_every_setting_is_in_env_example() -> None:
+def _option_variables() -> set[str]:
+    """The ACTIONDEX_ variables command options read (`worker --concurrency`, ...)."""
+    import typer.main
+
+    from actiondex.cli import app
+
+    found: set[str] = set()
+    commands = [typer.main.get_command(app)]
+    while commands:
+        command = commands.pop()
+        for param in command.params:
+            names = [param.envvar] if isinstance(param.envvar, str) else param.envvar or []
+            found |= {name for name in names if name.startswith("ACTIONDEX_")}
+        commands += getattr(command, "commands", {}).values()  # a group's commands
+    return found
+
+
+def test_every_setting_is_in_env_example_and_readme() -> None:
+    """Settings fields, and the variables command options read (issue 21: the worker's
+    ACTIONDEX_WORKER_CONCURRENCY and _DELAY were in neither)."""
     documented = set(
         re.findall(r"^(ACTIONDEX_[A-Z_]+)=", (ROOT / ".env.example").read_text(), re.MULTILINE)
     )
     fields = {f"ACTIONDEX_{name.upper()}" for name in Settings.model_fields}
-    assert fields == documented
+    options = _option_variables()
+    assert {"ACTIONDEX_WORKER_CONCURRENCY", "ACTIONDEX_WORKER_DELAY"} <= options
+    assert fields | options == documented
+    readme = (ROOT / "README.md").read_text()
+    assert not {name for name in options if f"`{name}`" not in readme}
 
 
 def test_defaults_put_everything_in_the_data_dir(tmp_path: Path) -> None:

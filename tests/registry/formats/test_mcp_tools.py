@@ -48,6 +48,9 @@ def test_each_tool_is_an_action_with_its_schemas_and_effect() -> None:
         "wallet": "spend",
         "notes": "write",
     }
+    # x-jsonrpc tells prepare the tools/call to plan (registry.calls.protocols)
+    rpc = found["forecast"]["input_schema"].pop("x-jsonrpc")
+    assert rpc == {"method": "tools/call", "tool": "forecast"}
     assert found["forecast"]["input_schema"] == schema
     assert found["forecast"]["output_schema"] == schema
     assert all(a["endpoint"] == ENDPOINT and a["method"] == "POST" for a in found.values())
