@@ -92,6 +92,27 @@ def test_a_site_as_users_type_it(live_store: Live) -> None:
     assert [f["name"] for f in body["flows"]] == ["buy_product"]
 
 
+def test_a_site_by_its_url_as_the_readme_says(live_store: Live) -> None:
+    """Issue 21: `/sites/http://office.demo.test/` (or %2F-encoded) was a generic 404."""
+    client = live_store.client
+    for typed in (
+        "https://full-shop.example/",
+        "http://full-shop.example",
+        "https%3A%2F%2Ffull-shop.example%2F",
+        "https:%2F%2FFULL-SHOP.example",
+    ):
+        response = client.get(f"/sites/{typed}")
+        assert response.status_code == 200, (typed, response.text)
+        assert response.json()["host"] == "full-shop.example", typed
+        manifest = client.get(f"/sites/{typed.rstrip('/').removesuffix('%2F')}/manifest")
+        assert manifest.status_code == 200 and manifest.json()["actions"], typed
+        history = client.get(f"/sites/{typed.rstrip('/').removesuffix('%2F')}/history")
+        assert history.status_code == 200 and history.json()["items"], typed
+    missing = client.get("/sites/https://nowhere.example/")
+    assert missing.status_code == 404 and error(missing)["field"] == "host"
+    assert "nowhere.example" in error(missing)["message"]
+
+
 def test_the_manifest_export_passes_our_validator(live_store: Live) -> None:
     for host in (
         "full-shop.example",
