@@ -4,6 +4,7 @@ sites (actiondex/demo/sites) as the demo stores them, on SQLite and PostgreSQL."
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,23 @@ def test_list_and_explore_count_flows(client: TestClient) -> None:
         json={"query": {"text": QUERY}, "resultType": {"facets": [{"field": "type"}]}},
     ).json()
     assert FLOW_TYPE in {b["value"] for b in searched["facets"]["type"]["buckets"]}
+
+
+def readme_explore_example() -> dict[str, Any]:
+    """The `POST /ard/explore` body the README shows, read from README.md as it is."""
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    section = text[text.index("## ARD registry") :]
+    after = section[section.index("`POST /ard/explore` counts facets") :]
+    block = after.split("```json\n", 1)[1].split("```", 1)[0]
+    return json.loads(block)  # type: ignore[no-any-return]
+
+
+def test_the_readme_s_explore_example_is_answered(client: TestClient) -> None:
+    """Issue 21: the README's Explore was refused (`resultType` required, `otherCount` an
+    extra input); the README and the API now say the same."""
+    response = client.post("/ard/explore", json=readme_explore_example())
+    assert response.status_code == 200, response.text
+    body = response.json()
+    spec_validator("ExploreResponse").validate(body)
+    assert FLOW_TYPE in {b["value"] for b in body["facets"]["type"]["buckets"]}
+    assert "office.demo.test" in {b["value"] for b in body["facets"]["publisher"]["buckets"]}
