@@ -111,8 +111,29 @@ def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:
     else:
         report = validate_document(placed.document, resolve=resolve)
     if not placed.named:
-        report = _without_site_checks(report)
+        report = _unplaced(_without_site_checks(report))
     return report.model_copy(update={"diagnostics": [*placed.diagnostics, *report.diagnostics]})
+
+
+def _unplaced(report: ValidationReport) -> ValidationReport:
+    """A report of a document no site was given for shows its endpoints as the document
+    wrote them (``/a``, not the placeholder's ``https://unknown.invalid/a``), and its
+    diagnostics say "the site", never the placeholder's name."""
+
+    def said(text: str | None) -> str | None:
+        if not text:
+            return text
+        return text.replace(UNKNOWN_ORIGIN, "").replace(UNKNOWN_SITE, "the site")
+
+    actions = [
+        a.model_copy(update={"endpoint": said(a.endpoint) or "/"}) if a.endpoint else a
+        for a in report.actions
+    ]
+    diagnostics = [
+        d.model_copy(update={"message": said(d.message), "hint": said(d.hint)})
+        for d in report.diagnostics
+    ]
+    return report.model_copy(update={"actions": actions, "diagnostics": diagnostics})
 
 
 def bare_page(url: str) -> ValidationReport:
