@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -248,3 +249,23 @@ def test_a_change_between_pages_reaches_a_mirror_once(live_store: Live) -> None:
     assert {host for host, _ in seen} == {i["host"] for i in client.get("/sites").json()["items"]}
     assert [host for host, _ in seen].count(unseen["items"][0]["host"]) == 1
     assert client.get("/sites", params={"cursor": resume}).json()["items"] == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ard/agents?orderBy=bogus",
+        "/ard/agents?filter=nope",
+        "/sites?updated_since=yesterday",
+        "/sites/full-shop.example/history?cursor=x",
+        "/runs?cursor=x",
+    ],
+)
+def test_a_bad_parameter_says_what_is_accepted_not_a_regex(live_store: Live, path: str) -> None:
+    """Issue 21: these printed a pattern of up to 300 characters."""
+    response = live_store.client.get(path)
+    assert response.status_code in (400, 422), response.text
+    body = response.json()
+    message = body["message"] if path.startswith("/ard") else error(response)["message"]
+    assert "e.g." in message or "such as" in message, message
+    assert len(message) < 160 and "^" not in message and "\\\\" not in message, message
