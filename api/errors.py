@@ -126,9 +126,9 @@ ACCEPTED = {
 
 
 def _said(first: dict[str, Any], field: str | None) -> str:
-    """A readable message for one validation error; never a pattern."""
-    if first.get("type") == "string_pattern_mismatch":
-        return ACCEPTED.get(field or "", "does not have the form /openapi.json gives it")
+    """A readable message for one validation error: what a long-patterned parameter takes."""
+    if first.get("type") == "string_pattern_mismatch" and field in ACCEPTED:
+        return ACCEPTED[field]
     return str(first.get("msg", "invalid parameter")).removeprefix("Value error, ")
 
 

@@ -25,24 +25,27 @@ from registry.ard.rows import entry_fact
 from registry.db.tables import Document, Site
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex
+from registry.index.text import type_base
 from registry.model import ard_terms as terms
 from registry.model.bounds import HOST_PATTERN
 from registry.model.schemas import AUTHS, EFFECTS
 from registry.search import MAX_LIMIT, MAX_OFFSET, FindQuery, first_problem, search
-from registry.search.contract import TOKEN_PATTERN
+from registry.search.contract import FORMAT_NAMES, METHOD_NAMES, TOKEN_PATTERN, TYPE_NAMES
 
 WINDOW = MAX_OFFSET + MAX_LIMIT  # candidates one query can reach (in pages of MAX_LIMIT)
 # score = 100 * s / (s + HALF): a BM25 score of HALF maps to 50. Typical scores of a good
 # match on our index run 8-40 (two or three query words met in name and description).
 HALF = 10.0
-# Which of our terms FindQuery filters on, and which values it can take.
+_TYPES = {type_base(name).lower() for name in TYPE_NAMES}
+# Which of our terms FindQuery filters on, and which values it can take (another value
+# matches nothing, as in List).
 _TOKEN, _HOST = re.compile(TOKEN_PATTERN).fullmatch, re.compile(HOST_PATTERN).fullmatch
 _PUSHED: dict[str, tuple[str, Callable[[str], object]]] = {
     "effect": ("effect", set(EFFECTS).__contains__),
     "auth": ("auth", set(AUTHS).__contains__),
-    "method": ("method", _TOKEN),
-    "format": ("format", _TOKEN),
-    "actionType": ("type", _TOKEN),
+    "method": ("method", lambda v: v.upper() in METHOD_NAMES),
+    "format": ("format", set(FORMAT_NAMES).__contains__),
+    "actionType": ("type", lambda v: bool(_TOKEN(v)) and type_base(v).lower() in _TYPES),
     "site": ("site", _HOST),
 }
 

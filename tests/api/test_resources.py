@@ -269,3 +269,23 @@ def test_a_bad_parameter_says_what_is_accepted_not_a_regex(live_store: Live, pat
     message = body["message"] if path.startswith("/ard") else error(response)["message"]
     assert "e.g." in message or "such as" in message, message
     assert len(message) < 160 and "^" not in message and "\\\\" not in message, message
+
+
+@pytest.mark.parametrize(
+    ("param", "value", "known"),
+    [
+        ("format", "nope", "agent-actions"),
+        ("method", "FETCH", "POST"),
+        ("type", "NotAType", "SearchAction"),
+    ],
+)
+def test_an_unknown_filter_value_is_422_listing_the_known_ones(
+    live_store: Live, param: str, value: str, known: str
+) -> None:
+    """Issue 21: `/find?format=nope` was 200 with 0 results."""
+    response = live_store.client.get("/find", params={"q": "buy", param: value})
+    assert response.status_code == 422, response.text
+    assert error(response)["field"] == param
+    assert value in error(response)["message"] and known in error(response)["message"]
+    spelled = {"format": "openapi", "method": "post", "type": "https://schema.org/BuyAction"}
+    assert live_store.client.get("/find", params={"q": "buy", param: spelled[param]}).is_success
