@@ -147,7 +147,7 @@ def get_sites(
 def get_site_manifest(host: HostPath, session: SessionDep, request: Request) -> Response:
     """Every action and flow of the site, whatever formats it publishes, as ONE
     agent-actions/0.1 manifest (the format `POST /validate` reads, and accepts with no
-    error)."""
+    error); 404 once an operator removed the site."""
     found = site_manifest(session, host)
     if found is None:
         return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
