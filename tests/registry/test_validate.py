@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+from registry.model.effects import needs_approval
 from registry.model.schemas import FetchFailure, RawDocument, SiteCrawl
 from registry.placement import place
 from registry.validate import validate_document, validate_placed, validate_site
@@ -128,3 +129,27 @@ def test_a_document_without_a_site_never_shows_the_placeholder() -> None:
     assert "unknown.invalid" not in json.dumps(public)
     assert [a["endpoint"] for a in public["actions"]] == ["/a", "https://api.x.example/b"]
     assert "site-unknown" in codes(public)
+
+
+def test_a_post_declared_read_is_stored_as_the_stronger_effect() -> None:
+    """Issue 21: a POST declared `"effect": "read"` was stored as read, needs_approval false.
+    The stronger of declared and inferred wins; the validator's warning stays."""
+    body = json.dumps(
+        {
+            "schema": "agent-actions/0.1",
+            "site": "mail.example",
+            "actions": [
+                {"name": "send_invoice", "title": "Send", "method": "POST", "effect": "read"},
+                {"name": "save_note", "title": "Save", "method": "PUT", "effect": "read"},
+                {"name": "get_note", "title": "Get", "method": "GET", "effect": "read"},
+            ],
+        }
+    ).encode()
+    report = validate_placed(place(body, "agent-actions.json")).public()
+    effects = {a["name"]: (a["effect"], needs_approval(a["effect"])) for a in report["actions"]}
+    assert effects == {
+        "send_invoice": ("send", True),
+        "save_note": ("write", False),
+        "get_note": ("read", False),
+    }
+    assert codes(report)["effect-mismatch"] == "warning"
