@@ -99,8 +99,25 @@ def validate_document(
         format=manifest.format,
         actions=manifest.actions,
         flows=manifest.flows,
-        diagnostics=manifest.diagnostics,
+        diagnostics=[*manifest.diagnostics, *_nothing_for_agents(manifest)],
     )
+
+
+def _nothing_for_agents(manifest: Any) -> list[Diagnostic]:
+    """A manifest of a known format (or a page with Schema.org items) holding no action, no
+    flow and no reference to another document: say so, unless the format said it already."""
+    if manifest.format == "unknown" or manifest.actions or manifest.flows or manifest.references:
+        return []
+    if any(d.code == "no-actions" for d in manifest.diagnostics):
+        return []
+    return [
+        Diagnostic(
+            code="no-actions",
+            severity="warning",
+            message="agents will find no action here: the document lists none",
+            hint="list at least one action agents can call",
+        )
+    ]
 
 
 def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:

@@ -135,3 +135,20 @@ def test_post_with_a_bare_host_as_origin_is_that_site(client: TestClient) -> Non
     assert port.status_code == 200, port.text
     refused = client.post("/validate", params={"origin": "not a host!"}, content=body)
     assert refused.status_code == 422 and refused.json()["error"]["field"] == "origin"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"schema": "agent-actions/0.1", "site": "shop.example", "actions": []}',
+        b'<html><head><script type="application/ld+json">{"@context": "https://schema.org", '
+        b'"@type": "Organization", "name": "Shop", "url": "https://shop.example/"}'
+        b"</script></head><body>Shop</body></html>",
+    ],
+)
+def test_a_document_without_actions_gets_a_diagnostic(client: TestClient, body: bytes) -> None:
+    """Issue 21: a manifest with no actions, or a page without any, was reported clean."""
+    response = client.post("/validate", content=body)
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["actions"] == [] and codes(report).get("no-actions") == "warning", report
