@@ -170,9 +170,10 @@ def _endpoint(item: dict[str, Any], base: str, path: str, diags: Diagnostics) ->
 
 
 def _effect(value: Any, method: str | None, name: str, path: str, diags: Diagnostics) -> Effect:
-    """The declared effect; but a POST (PUT, DELETE...) declared ``read`` is stored as what its
-    method and name say (``write`` at least), the stronger of the two: an agent must not call
-    it unasked on the site's word alone (issue 21). The diagnostic stays."""
+    """The declared effect; but a POST (PUT, DELETE...) declared ``read`` is stored as the
+    stronger of that and what its method and name say (``send_invoice`` is send, ``save`` a
+    write, ``find_recipes`` stays read): an agent must not call it unasked on the site's word
+    alone (issue 21). The diagnostic stays."""
     if value in EFFECTS:
         if value == "read" and method not in (None, "GET", "HEAD"):
             diag(
@@ -181,7 +182,7 @@ def _effect(value: Any, method: str | None, name: str, path: str, diags: Diagnos
                 f"{path}.effect",
                 f"declared read, but the method is {method}",
             )
-            return strongest(["write", infer_effect(None, method, name)])
+            return strongest([cast(Effect, value), infer_effect(None, method, name)])
         return cast(Effect, value)
     if value is not None:
         diag(diags, "invalid-type", f"{path}.effect", f"unknown effect; one of {EFFECTS}")
