@@ -15,12 +15,13 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from actiondex.beside import Beside
 from actiondex.runtime import UserError
 from registry.db.engine import transaction
 from registry.formats import normalise, well_known_names
 from registry.model.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
 from registry.model.urls import site_of
-from registry.normalising import normalise_site
+from registry.normalising import normalise_alone, normalise_site
 from registry.placement import host_diagnostics, origin_of, place
 from registry.store.promotion import PromoteResult, promote_site
 from registry.store.rows import utcnow
@@ -96,17 +97,30 @@ def _check(manifest: Manifest) -> None:
 
 def _place_all(
     files: list[Path], origin: str | None
-) -> tuple[dict[str, list[RawDocument]], list[Skipped]]:
+) -> tuple[dict[str, list[RawDocument]], list[Skipped], list[dict[str, str]]]:
+    """The documents by site, the files skipped, and the files read beside a manifest for a
+    document it references (actiondex.beside: the rule `validate FILE` follows)."""
     by_site: dict[str, list[RawDocument]] = defaultdict(list)
-    skipped = []
+    skipped, read = [], []
     for path in files:
         try:
             document = read_file(path, origin)
         except Skip as exc:
             skipped.append(Skipped(str(path), str(exc)))
             continue
-        by_site[site_of(document.url)].append(document)
-    return by_site, skipped
+        site = site_of(document.url)
+        if document.url in {d.url for d in by_site[site]}:
+            continue  # read already, beside a manifest that references it
+        by_site[site].append(document)
+        beside = Beside(path, document.url)
+        for url in normalise_alone(document, site).asked:
+            body = None if url in {d.url for d in by_site[site]} else beside(url)
+            if body is not None:
+                by_site[site].append(
+                    RawDocument(url=url, body=body, status=200, fetched_at=utcnow())
+                )
+                read.append({"path": str(beside.read[url]), "url": url, "by": str(path)})
+    return by_site, skipped, read
 
 
 def _store_site(engine: Engine, host: str, docs: list[RawDocument]) -> PromoteResult:
@@ -132,7 +146,7 @@ def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[
     files = manifest_files(paths)
     if not files:
         raise UserError("no manifest files found")
-    by_site, skipped = _place_all(files, origin)
+    by_site, skipped, read = _place_all(files, origin)
     totals: dict[str, Any] = {
         "kind": "ingest",
         "sites": 0,
@@ -143,6 +157,7 @@ def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[
         "changed_sites": [],
         "per_site": [],
         "skipped": [asdict(s) for s in skipped],
+        "read_beside": read,
     }
     for host, docs in sorted(by_site.items()):
         _add(totals, _store_site(engine, host, docs))

@@ -65,6 +65,12 @@ def summary(data: dict[str, Any], as_json: bool) -> None:
             f"[bold]skipped[/bold] {escape(skipped['path'])}: {escape(skipped['reason'])}",
             soft_wrap=True,
         )
+    for read in data.get("read_beside", []):
+        out.print(
+            f"read {escape(read['path'])} as {escape(read['url'])}, which "
+            f"{escape(read['by'])} references",
+            soft_wrap=True,
+        )
     if data.get("replayed"):
         out.print(
             f"Stored from the spool (kept while the database was away): "

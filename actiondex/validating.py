@@ -9,12 +9,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
+from actiondex.beside import Beside
 from actiondex.runtime import UserError
 from actiondex.validate_view import progress, render
 from registry.config import Settings
-from registry.formats import MAX_BYTES
 from registry.formats.html import MAX_HTML_BYTES, is_html
 from registry.model.schemas import FetchFailure, RawDocument
 from registry.model.urls import intake_url
@@ -142,27 +142,9 @@ def validate_file(path: Path, origin: str | None) -> ValidationReport:
         placed = place(body, path.name, origin, page=page)
     except ValueError as exc:
         raise UserError(f"--origin {exc}") from None
-    return validate_placed(placed, resolve=_beside(path, placed.url))
-
-
-def _beside(path: Path, url: str) -> Callable[[str], bytes | None]:
-    """Read references on the same site from the files next to ``path``, laid out as they
-    will be served (the folder holding .well-known is the site root): an owner checks an
-    ai-plugin.json or api-catalog together with the OpenAPI they publish beside it."""
-    folder = path.resolve().parent
-    root = next((p.parent for p in (folder, *folder.parents) if p.name == ".well-known"), folder)
-    origin = urlsplit(url)
-
-    def resolve(reference: str) -> bytes | None:
-        parts = urlsplit(reference)
-        if (parts.scheme, parts.netloc) != (origin.scheme, origin.netloc):
-            return None
-        target = (root / unquote(parts.path).lstrip("/")).resolve()
-        if not target.is_relative_to(root) or not target.is_file():
-            return None
-        return target.read_bytes()[: MAX_BYTES + 1]
-
-    return resolve
+    beside = Beside(path, placed.url)
+    report = validate_placed(placed, resolve=beside)
+    return report.model_copy(update={"diagnostics": [*report.diagnostics, *beside.diagnostics()]})
 
 
 def _document_report(

@@ -112,13 +112,33 @@ def _under_ard(request: Request) -> bool:
     return under_ard(request.url.path)
 
 
+# What a parameter with a pattern takes, said with an example: the pattern itself (hundreds
+# of characters for orderBy or filter) is for /openapi.json, not for an error message.
+ACCEPTED = {
+    "orderBy": "use displayName, identifier, updatedAt or createdAt, each with ASC or DESC, "
+    "separated by commas, e.g. updatedAt DESC",
+    "filter": "write field = 'value' AND field = 'a,b', e.g. "
+    "type = 'application/mcp-server-card+json' AND updatedAfter > '2026-01-01'",
+    "updated_since": "must be a date and time with its zone, e.g. 2026-12-01T12:00:00Z",
+    "cursor": "must be the next_cursor of an earlier answer: a whole number such as 1234",
+    "origin": "must be a host or an http(s) URL, such as shop.example",
+}
+
+
+def _said(first: dict[str, Any], field: str | None) -> str:
+    """A readable message for one validation error: what a long-patterned parameter takes."""
+    if first.get("type") == "string_pattern_mismatch" and field in ACCEPTED:
+        return ACCEPTED[field]
+    return str(first.get("msg", "invalid parameter")).removeprefix("Value error, ")
+
+
 async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
     errors = exc.errors()
     first = errors[0] if errors else {}
     loc = [str(part) for part in first.get("loc", ())]
     # loc is ("query", "limit") or ("query", "effect", 0): the parameter name is the second part.
     field = loc[1] if len(loc) > 1 else (loc[0] if loc else None)
-    message = str(first.get("msg", "invalid parameter")).removeprefix("Value error, ")
+    message = _said(first, field)
     if _under_ard(request):
         where = ".".join(str(part) for part in loc[1:]) or "request"
         return ard_error(400, f"{where}: {message}")

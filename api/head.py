@@ -20,7 +20,11 @@ class HeadAsGet:
         scope["method"] = "GET"  # in place: the outer middleware reads the matched route back
 
         async def without_body(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.body":
+            if message["type"] == "http.response.start":
+                # The server reads the method back from this scope to know it must not wait
+                # for Content-Length bytes of body: as GET it would reset the connection.
+                scope["method"] = "HEAD"
+            elif message["type"] == "http.response.body":
                 if message.get("more_body"):
                     return  # the rest is coming; one empty final message is enough
                 message = {"type": "http.response.body", "body": b""}

@@ -1,9 +1,9 @@
 """Per-client rate limiting (docs/RELIABILITY.md 32): one agent looping on /find must not slow the
 others. A token bucket per client address: ``burst`` requests at once, refilled at ``rate`` a
 second; past that, 429 ``rate-limited`` with ``Retry-After``. Pure ASGI, so a request costs a
-dict lookup and some arithmetic; ``/healthz`` is never limited. Behind a reverse proxy, list
-it in ACTIONDEX_TRUSTED_PROXIES (api.app then reads the client address from its
-X-Forwarded-For) so the client address is the agent's, not the proxy's.
+dict lookup and some arithmetic; ``/healthz``, ``/readyz`` and ``/metrics`` are never limited.
+Behind a reverse proxy, list it in ACTIONDEX_TRUSTED_PROXIES (api.app then reads the client
+address from its X-Forwarded-For) so the client address is the agent's, not the proxy's.
 
 Each server process keeps its own buckets: with N worker processes a client can get up to N
 times the rate.
@@ -18,7 +18,8 @@ from typing import Any
 from api.errors import ard_error, error_response, under_ard
 
 MAX_CLIENTS = 100_000  # buckets kept; idle ones are forgotten first past this
-EXEMPT = frozenset({"/healthz"})
+# The probes: an orchestrator reading a 429 as "unhealthy" would take a healthy replica out.
+EXEMPT = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 class RateLimit:

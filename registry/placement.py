@@ -4,9 +4,10 @@
 The site is the origin the caller gives (``--origin``, ``?origin=``), else the one the document
 names for itself (``registry.formats.named_site``: agent-actions' ``site`` as a host or a URL, a
 WebSite's ``url``, ai-plugin's ``api.url``, OpenAPI's first server, a linkset's anchor, an A2A
-card's or MCP server's URL). The file keeps its published place (``published_path``), so
-relative endpoints resolve as they will on the site. Hosts follow a crawl's rules: stored as
-IDNA A-labels, and a name mixing scripts is flagged ``confusable-host``.
+card's or MCP server's URL, an ARD catalog's ``host.identifier``). The file keeps its
+published place (``published_path``), so relative endpoints resolve as they will on the site.
+Hosts follow a crawl's rules: stored as IDNA A-labels, and a name mixing scripts is flagged
+``confusable-host``.
 """
 
 from __future__ import annotations

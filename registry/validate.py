@@ -101,8 +101,25 @@ def validate_document(
         format=manifest.format,
         actions=manifest.actions,
         flows=manifest.flows,
-        diagnostics=manifest.diagnostics,
+        diagnostics=[*manifest.diagnostics, *_nothing_for_agents(manifest)],
     )
+
+
+def _nothing_for_agents(manifest: Any) -> list[Diagnostic]:
+    """A manifest of a known format (or a page with Schema.org items) holding no action, no
+    flow and no reference to another document: say so, unless the format said it already."""
+    if manifest.format == "unknown" or manifest.actions or manifest.flows or manifest.references:
+        return []
+    if any(d.code == "no-actions" for d in manifest.diagnostics):
+        return []
+    return [
+        Diagnostic(
+            code="no-actions",
+            severity="warning",
+            message="agents will find no action here: the document lists none",
+            hint="list at least one action agents can call",
+        )
+    ]
 
 
 def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:
@@ -113,8 +130,29 @@ def validate_placed(placed: Placed, resolve: Any = None) -> ValidationReport:
     else:
         report = validate_document(placed.document, resolve=resolve)
     if not placed.named:
-        report = _without_site_checks(report)
+        report = _unplaced(_without_site_checks(report))
     return report.model_copy(update={"diagnostics": [*placed.diagnostics, *report.diagnostics]})
+
+
+def _unplaced(report: ValidationReport) -> ValidationReport:
+    """A report of a document no site was given for shows its endpoints as the document
+    wrote them (``/a``, not the placeholder's ``https://unknown.invalid/a``), and its
+    diagnostics say "the site", never the placeholder's name."""
+
+    def said(text: str | None) -> str | None:
+        if not text:
+            return text
+        return text.replace(UNKNOWN_ORIGIN, "").replace(UNKNOWN_SITE, "the site")
+
+    actions = [
+        a.model_copy(update={"endpoint": said(a.endpoint) or "/"}) if a.endpoint else a
+        for a in report.actions
+    ]
+    diagnostics = [
+        d.model_copy(update={"message": said(d.message), "hint": said(d.hint)})
+        for d in report.diagnostics
+    ]
+    return report.model_copy(update={"actions": actions, "diagnostics": diagnostics})
 
 
 def bare_page(url: str) -> ValidationReport:

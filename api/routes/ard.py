@@ -70,10 +70,11 @@ def _answer(call: Any, *args: Any) -> Any:
 
 @router.post("/search", response_model=SearchResponse, responses=_errors(400))
 def search(body: SearchRequest, index: IndexDep, session: SessionDep, request: Request) -> Any:
-    """Entries ranked by relevance to `query.text`, filtered by `query.filter`: every action
-    we index (type `application/vnd.actiondex.action+json`) and every entry of a site's ARD
-    catalog as its publisher wrote it. `score` (0-100) follows the rank; it says nothing of
-    trust."""
+    """Entries ranked by relevance to `query.text` as `GET /find` ranks them, filtered by
+    `query.filter`: every action we index (type `application/vnd.actiondex.action+json`),
+    every flow (`application/vnd.actiondex.flow+json`, with its steps) and every entry of a
+    site's ARD catalog as its publisher wrote it. `score` (0-100) follows the rank; it says
+    nothing of trust."""
     query = body.query
 
     def run() -> dict[str, Any]:

@@ -52,7 +52,8 @@ HostPath = Annotated[
     Path(
         description=(
             "The site's host as you would type it: any case, IDN in Unicode or A-labels "
-            "(bücher.example, xn--bcher-kva.example)"
+            "(bücher.example, xn--bcher-kva.example), or its URL (https://shop.example/, "
+            "slashes as they are or %2F-encoded)"
         )
     ),
 ]
@@ -138,22 +139,7 @@ def get_sites(
 
 
 @router.get(
-    "/sites/{host}",
-    response_model=SiteDetail,
-    operation_id="get_site",
-    responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER, "links": DETAIL_LINKS}},
-)
-def get_site(host: HostPath, session: SessionDep, request: Request) -> Response:
-    """One site: its actions and flows (in brief: GET /actions/{id} has the rest), the
-    documents they were read from with their diagnostics, and the last crawl that named it."""
-    found = site_detail(session, host)
-    if found is None:
-        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
-    return json_resource(request, found)
-
-
-@router.get(
-    "/sites/{host}/manifest",
+    "/sites/{host:path}/manifest",
     response_model=ExportManifest,
     operation_id="get_site_manifest",
     responses={**READ_ERRORS, **OK},
@@ -161,7 +147,7 @@ def get_site(host: HostPath, session: SessionDep, request: Request) -> Response:
 def get_site_manifest(host: HostPath, session: SessionDep, request: Request) -> Response:
     """Every action and flow of the site, whatever formats it publishes, as ONE
     agent-actions/0.1 manifest (the format `POST /validate` reads, and accepts with no
-    error)."""
+    error); 404 once an operator removed the site."""
     found = site_manifest(session, host)
     if found is None:
         return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
@@ -169,7 +155,7 @@ def get_site_manifest(host: HostPath, session: SessionDep, request: Request) -> 
 
 
 @router.get(
-    "/sites/{host}/history",
+    "/sites/{host:path}/history",
     response_model=SiteHistoryPage,
     operation_id="get_site_history",
     responses={**READ_ERRORS, **OK},
@@ -195,6 +181,23 @@ def get_site_history(
         found = site_history(session, host, limit=limit, cursor=cursor)
     except BadCursor as exc:
         return error_response(422, "invalid-parameter", str(exc), "cursor")
+    if found is None:
+        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
+    return json_resource(request, found)
+
+
+# Declared after /manifest and /history: the host may be a URL, slashes and all, so this
+# route takes the rest of the path.
+@router.get(
+    "/sites/{host:path}",
+    response_model=SiteDetail,
+    operation_id="get_site",
+    responses={**READ_ERRORS, **NOT_MODIFIED, 200: {"headers": ETAG_HEADER, "links": DETAIL_LINKS}},
+)
+def get_site(host: HostPath, session: SessionDep, request: Request) -> Response:
+    """One site: its actions and flows (in brief: GET /actions/{id} has the rest), the
+    documents they were read from with their diagnostics, and the last crawl that named it."""
+    found = site_detail(session, host)
     if found is None:
         return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
     return json_resource(request, found)

@@ -44,11 +44,12 @@ PER_CLIENT = 2  # of them for one client address
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#][^\s]*)?")
 _DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
 MAX_URL = 2048
-# An origin registry.placement takes (an http(s) URL whose host is dot-separated labels of
-# letters, digits, '-' and '_', with a port up to 65535), in a form a schema can state.
+# An origin registry.placement takes (an http(s) URL, or a bare host meaning https, whose host
+# is dot-separated labels of letters, digits, '-' and '_', with a port up to 65535), in a form
+# a schema can state.
 _PORT = r"(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 ORIGIN = (
-    r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
+    r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
     rf"(?::{_PORT})?(?:[/?#][!-~]*)?$"
 )
 
@@ -63,7 +64,7 @@ def fetch_flags() -> list[str]:
 
 def _origin(value: str | None) -> str | None:
     if value is not None and not re.fullmatch(ORIGIN, value):
-        raise ValueError("must be an http(s) URL such as https://shop.example")
+        raise ValueError("must be a host or an http(s) URL, such as shop.example")
     return value
 
 
@@ -95,8 +96,9 @@ async def validate(
     origin: Annotated[
         str | None,
         Query(
-            description="The site the posted manifest will be published on, e.g. "
-            "https://shop.example [default: the manifest's own site/url field]",
+            description="The site the posted manifest will be published on: a host (meaning "
+            "https) or a URL, e.g. shop.example or http://shop.example:8080 [default: the "
+            "manifest's own site/url field]",
             max_length=MAX_URL,
             json_schema_extra={"pattern": ORIGIN},
         ),

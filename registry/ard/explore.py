@@ -16,12 +16,12 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from registry.ard import match
+from registry.ard import entries, match
 from registry.ard.bodies import ExploreRequest
 from registry.ard.entries import Item
 from registry.ard.listing import COLUMNS, in_sql, scan
-from registry.ard.service import candidates, rows
-from registry.db.tables import ActionRow, Document, Site
+from registry.ard.rows import ENTRIES, E
+from registry.ard.service import candidates
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex
 from registry.model import ard_terms as terms
@@ -75,33 +75,27 @@ def _counted(
     counts: dict[str, Counter[str]],
     base_url: str,
 ) -> None:
-    """Counts over the whole store: our entries by SQL GROUP BY, the rows of ARD catalogs
-    (whose entries are the publishers') one by one; a store holds few of those."""
-    ours = [*conditions, Document.format.is_distinct_from(ard_format.NAME)]
+    """Counts over the whole store: our entries (actions and flows) by SQL GROUP BY, the rows
+    of ARD catalogs (whose entries are the publishers') one by one; a store holds few."""
+    ours = [*conditions, E.format.is_distinct_from(ard_format.NAME)]
     for facet, iri, rest, _ in paths:
         column = _in_sql(iri, rest)
-        if column == match.TYPE:
-            total = session.scalar(select(func.count()).select_from(rows(ours).subquery()))
-            counts[facet.field][terms.ACTION_TYPE] += total or 0
-            continue
-        column = Site.host if column == match.PUBLISHER else column
-        grouped = (
-            select(column, func.count())
-            .select_from(ActionRow)
-            .join(Site, Site.id == ActionRow.site_id)
-            .join(Document, Document.id == ActionRow.document_id)
-            .where(*ours)
-            .group_by(column)
-        )
-        for value, n in session.execute(grouped):
-            if value is not None:
+        if isinstance(column, str):  # type and publisher: the entry's kind, its site
+            column = E.kind if column == match.TYPE else E.host
+        grouped = select(column, func.count()).where(*ours).group_by(column)
+        for value, n in session.execute(grouped.select_from(ENTRIES)):
+            if value is None:
+                continue
+            if iri == match.TYPE:
+                key = entries.TYPES[value]
+            else:
                 key = value.split(":")[0] if iri == match.PUBLISHER else str(value)
-                counts[facet.field][key] += n
-    theirs = [*conditions, Document.format == ard_format.NAME]
+            counts[facet.field][key] += n
+    theirs = [*conditions, E.format == ard_format.NAME]
     _count(
         (
             it
-            for _, it in scan(session, theirs, [], None, [ActionRow.id], 0, MAX_EXPLORE, base_url)
+            for _, it in scan(session, theirs, [], None, [E.id], 0, MAX_EXPLORE, base_url)
             if it is not None
         ),
         paths,
@@ -129,7 +123,7 @@ def explore(
             _once(
                 it
                 for _, it in scan(
-                    session, conditions, rest, None, [ActionRow.id], 0, MAX_EXPLORE, base_url
+                    session, conditions, rest, None, [E.kind, E.id], 0, MAX_EXPLORE, base_url
                 )
                 if it is not None
             ),

@@ -20,24 +20,24 @@ from sqlalchemy.orm import Session
 
 from registry.ard import entries, match
 from registry.ard.entries import Item
-from registry.ard.service import Invalid, Sites, row_fact, rows
-from registry.db.tables import ActionRow, Document, Site
+from registry.ard.rows import E, row_fact, rows
+from registry.ard.service import Invalid, Sites
 
 BATCH, MAX_SCAN = 500, 5_000
 COLUMNS = {
-    "effect": ActionRow.effect,
-    "method": ActionRow.method,
-    "auth": ActionRow.auth,
-    "format": Document.format,
-    "site": Site.host,
+    "effect": E.effect,
+    "method": E.method,
+    "auth": E.auth,
+    "format": E.format,
+    "site": E.host,
 }
 _ORDER = {
-    "displayName": (ActionRow.title,),
-    "identifier": (Site.host, ActionRow.name),
-    "updatedAt": (Document.fetched_at,),
-    "createdAt": (Site.created_at,),
+    "displayName": (E.title,),
+    "identifier": (E.host, E.kind, E.name),
+    "updatedAt": (E.fetched_at,),
+    "createdAt": (E.created_at,),
 }
-_DATES = {"createdAfter": Site.created_at, "updatedAfter": Document.fetched_at}
+_DATES = {"createdAfter": E.created_at, "updatedAfter": E.fetched_at}
 # The grammars, as patterns the OpenAPI document shows: a List request that matches them is
 # always answered (a date that is no date matches nothing), one that does not is a 400.
 # Whitespace spelled out, as in registry.search.contract: ECMA's \s is not Python's.
@@ -108,7 +108,8 @@ def order(text: str | None) -> list[Any]:
         field, *direction = part.split()  # the pattern allows only ASCII spaces
         down = direction == ["DESC"] or direction == ["desc"]
         columns += [c.desc() if down else c.asc() for c in _ORDER[field]]
-    return [*columns, ActionRow.id.asc()]  # by default, the order actions were stored in
+    # By default actions, then flows, each by id.
+    return [*columns, E.kind.asc(), E.id.asc()]
 
 
 def scan(
@@ -156,7 +157,7 @@ def list_entries(
             items.append(it.entry)
     body: dict[str, Any] = {"items": items}
     if not rest and name is None:
-        counted = rows(conditions).subquery() if conditions else ActionRow
+        counted = rows(conditions).subquery()
         body["total"] = session.scalar(select(func.count()).select_from(counted))
     if more:
         body["pageToken"] = str(read)

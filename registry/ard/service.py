@@ -15,33 +15,37 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Select, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from registry.ard import entries, match
 from registry.ard.entries import Item
 from registry.ard.published import SiteEntries, site_entries
-from registry.db.tables import ActionRow, Document, Site
+from registry.ard.rows import entry_fact
+from registry.db.tables import Document, Site
 from registry.formats import ard as ard_format
 from registry.index import ActionIndex
+from registry.index.text import type_base
 from registry.model import ard_terms as terms
 from registry.model.bounds import HOST_PATTERN
 from registry.model.schemas import AUTHS, EFFECTS
 from registry.search import MAX_LIMIT, MAX_OFFSET, FindQuery, first_problem, search
-from registry.search.contract import TOKEN_PATTERN
+from registry.search.contract import FORMAT_NAMES, METHOD_NAMES, TOKEN_PATTERN, TYPE_NAMES
 
 WINDOW = MAX_OFFSET + MAX_LIMIT  # candidates one query can reach (in pages of MAX_LIMIT)
 # score = 100 * s / (s + HALF): a BM25 score of HALF maps to 50. Typical scores of a good
 # match on our index run 8-40 (two or three query words met in name and description).
 HALF = 10.0
-# Which of our terms FindQuery filters on, and which values it can take.
+_TYPES = {type_base(name).lower() for name in TYPE_NAMES}
+# Which of our terms FindQuery filters on, and which values it can take (another value
+# matches nothing, as in List).
 _TOKEN, _HOST = re.compile(TOKEN_PATTERN).fullmatch, re.compile(HOST_PATTERN).fullmatch
 _PUSHED: dict[str, tuple[str, Callable[[str], object]]] = {
     "effect": ("effect", set(EFFECTS).__contains__),
     "auth": ("auth", set(AUTHS).__contains__),
-    "method": ("method", _TOKEN),
-    "format": ("format", _TOKEN),
-    "actionType": ("type", _TOKEN),
+    "method": ("method", lambda v: v.upper() in METHOD_NAMES),
+    "format": ("format", set(FORMAT_NAMES).__contains__),
+    "actionType": ("type", lambda v: bool(_TOKEN(v)) and type_base(v).lower() in _TYPES),
     "site": ("site", _HOST),
 }
 
@@ -129,8 +133,6 @@ def candidates(
     for offset in range(0, MAX_OFFSET + 1, step):
         page = search(index, first.model_copy(update={"offset": offset}))
         for hit in page.hits:
-            if hit.kind != "action":  # flows are not ARD entries (yet): see the README
-                continue
             fact = entries.facts(json.loads(hit.payload))
             it = entries.item(fact, sites(fact["site"]), base_url)
             if it.identifier in seen or not match.matches(it, rest):
@@ -156,9 +158,9 @@ def search_entries(
     start = int(token or 0)
     page: list[dict[str, Any]] = []
     more = False
-    # The hits are read in pages of the page size (plus one, to know there is more): the
-    # same for every page of one size, so per-site grouping orders them the same each time.
-    for n, (it, value) in enumerate(candidates(index, session, text, found, base_url, size + 1)):
+    # The hits are read in pages of the page size, as GET /find pages them: the same for
+    # every page of one size, so per-site grouping orders them as /find does each time.
+    for n, (it, value) in enumerate(candidates(index, session, text, found, base_url, size)):
         if n >= start + size:
             more = True
             break
@@ -184,63 +186,9 @@ def retrieve(session: Session, urn: str, base_url: str) -> dict[str, Any]:
         written = site_entries(session, host).by_identifier.get(urn)
         if written is not None:
             return written
-    ours = entries.split_action_identifier(urn)
+    ours = entries.split_identifier(urn)
     if ours is not None:
-        fact = action_fact(session, *ours)
+        fact = entry_fact(session, *ours)
         if fact is not None:
             return entries.ours(fact, base_url)
     raise NotFound(urn)
-
-
-# What an entry needs of an action row: columns only (a row's index text and payload are
-# large, and an ORM object per row cost List and Explore most of their time).
-ROW = (
-    ActionRow.id,
-    ActionRow.name,
-    ActionRow.title,
-    ActionRow.description,
-    ActionRow.effect,
-    ActionRow.method,
-    ActionRow.type,
-    ActionRow.endpoint,
-    ActionRow.auth,
-    Site.host,
-    Document.url,
-    Document.format,
-)
-
-
-def rows(conditions: list[Any]) -> Select[*tuple[Any, ...]]:
-    """The actions (with their site and document) matching ``conditions``."""
-    return (
-        select(*ROW)
-        .join(Site, Site.id == ActionRow.site_id)
-        .join(Document, Document.id == ActionRow.document_id)
-        .where(*conditions)
-    )
-
-
-def action_fact(session: Session, host: str, name: str) -> dict[str, Any] | None:
-    row = session.execute(
-        rows([Site.host == host, ActionRow.name == name]).order_by(ActionRow.id).limit(1)
-    ).first()
-    return None if row is None else row_fact(row)
-
-
-def row_fact(row: Any) -> dict[str, Any]:
-    """The facts of one row of ``rows``."""
-    return entries.facts(
-        {
-            "id": row.id,
-            "site": row.host,
-            "name": row.name,
-            "title": row.title,
-            "description": row.description,
-            "effect": row.effect,
-            "method": row.method,
-            "type": row.type,
-            "endpoint": row.endpoint,
-            "auth": row.auth,
-            "source": {"url": row.url, "format": row.format},
-        }
-    )

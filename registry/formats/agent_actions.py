@@ -60,7 +60,7 @@ from registry.formats._common import (
     title_from,
 )
 from registry.formats._references import References
-from registry.model.effects import infer_effect
+from registry.model.effects import infer_effect, strongest
 from registry.model.sanitize import TITLE_MAX, clean_text, safe_name
 from registry.model.schemas import EFFECTS, Action, Auth, Effect, Manifest
 from registry.model.urls import absolute, site_of
@@ -232,6 +232,10 @@ def _endpoint(item: dict[str, Any], base: str, path: str, diags: Diagnostics) ->
 
 
 def _effect(value: Any, method: str | None, name: str, path: str, diags: Diagnostics) -> Effect:
+    """The declared effect; but a POST (PUT, DELETE...) declared ``read`` is stored as the
+    stronger of that and what its method and name say (``send_invoice`` is send, ``save`` a
+    write, ``find_recipes`` stays read): an agent must not call it unasked on the site's word
+    alone (issue 21). The diagnostic stays."""
     if value in EFFECTS:
         if value == "read" and method not in (None, "GET", "HEAD"):
             diag(
@@ -240,6 +244,7 @@ def _effect(value: Any, method: str | None, name: str, path: str, diags: Diagnos
                 f"{path}.effect",
                 f"declared read, but the method is {method}",
             )
+            return strongest([cast(Effect, value), infer_effect(None, method, name)])
         return cast(Effect, value)
     if value is not None:
         diag(diags, "invalid-type", f"{path}.effect", f"unknown effect; one of {EFFECTS}")

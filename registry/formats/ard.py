@@ -61,6 +61,17 @@ def _looks_like_entry(entry: Any) -> bool:
     )
 
 
+def site_url(data: dict[str, Any]) -> str | None:
+    """The host the catalog names: ``host.identifier`` (a domain, a URL, or ``did:web:``
+    whose first segment is the domain, a port written ``%3A``)."""
+    identifier = as_dict(data.get("host")).get("identifier")
+    if not isinstance(identifier, str):
+        return None
+    if identifier.lower().startswith("did:web:"):
+        return identifier[8:].split(":", 1)[0].replace("%3A", ":").replace("%3a", ":")
+    return None if identifier.lower().startswith(("did:", "urn:")) else identifier
+
+
 def is_catalog(entry: dict[str, Any]) -> bool:
     """A nested catalog: its type says so, or its ``data`` holds ``entries``."""
     media = terms.media_type(entry.get("type", entry.get("mediaType")))

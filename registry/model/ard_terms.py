@@ -18,6 +18,7 @@ ARD_NS = "https://agenticresourcediscovery.org/ns#"  # the base context's defaul
 ACTIONDEX_NS = "https://actiondex.org/ns#"  # our own terms on the entries we write
 PREFIXES = {"actiondex": ACTIONDEX_NS}  # bound in every query, so clients need no @context
 ACTION_TYPE = "application/vnd.actiondex.action+json"  # the type of an entry we write
+FLOW_TYPE = "application/vnd.actiondex.flow+json"  # ... for a flow (its steps are actions)
 REGISTRY_TYPE = "application/ai-registry+json"
 CATALOG_TYPE = "application/ai-catalog+json"
 

@@ -9,13 +9,17 @@ check it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
-from registry.index.text import MAX_TERMS
+from registry.formats import FORMATS
+from registry.index.text import MAX_TERMS, type_base
+from registry.model.action_types import SCHEMA_ACTIONS
 from registry.model.bounds import HOST_PATTERN
 from registry.model.schemas import Auth, Effect
+from registry.model.urls import HTTP_METHODS
 
 # Agents ask in sentences, and an LLM's can be long: MetaTool's LLM-written requests reach
 # 1,089 characters (55 of 20,544 are over 512, 3 over 1,024). No request is refused for its
@@ -74,6 +78,43 @@ Token = Annotated[
 ]
 
 
+def _known(what: str, known: Iterable[str], spelled: Callable[[str], str]) -> AfterValidator:
+    """Refuses a value whose ``spelled`` form is none of ``known``'s, listing them: a filter
+    on a value no action can have would answer 0 results and say nothing."""
+    names = sorted(known)
+    wanted = {spelled(name) for name in names}
+
+    def check(value: str) -> str:
+        if spelled(value) not in wanted:
+            shown = ", ".join(names)
+            raise ValueError(f"{value[:100]!r} is no {what}; known: {shown}")
+        return value
+
+    return AfterValidator(check)
+
+
+FORMAT_NAMES = sorted(module.NAME for module in FORMATS)
+METHOD_NAMES = sorted(HTTP_METHODS)
+TYPE_NAMES = sorted(f"{base}Action" for base in SCHEMA_ACTIONS)
+# The schema lists the values as the check takes them: formats exactly, methods in either case,
+# types by their Schema.org name (the check also takes https://schema.org/BuyAction and Buy).
+FormatName = Annotated[
+    Token,
+    Field(json_schema_extra={"enum": FORMAT_NAMES}),
+    _known("format", FORMAT_NAMES, str),
+]
+MethodName = Annotated[
+    Token,
+    Field(json_schema_extra={"enum": METHOD_NAMES + [m.lower() for m in METHOD_NAMES]}),
+    _known("HTTP method", METHOD_NAMES, str.upper),
+]
+TypeName = Annotated[
+    Token,
+    Field(json_schema_extra={"enum": TYPE_NAMES}),
+    _known("Schema.org Action type", TYPE_NAMES, lambda t: type_base(t).lower()),
+]
+
+
 def _values(description: str) -> Any:
     return Field(default_factory=list, max_length=MAX_VALUES, description=description)
 
@@ -100,10 +141,10 @@ class FindQuery(BaseModel):
     limit: int = Field(LIMIT, ge=1, le=MAX_LIMIT, description="Results on the page")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Results skipped (later pages)")
     effect: list[Effect] = _values("What the action does; repeatable")
-    type: list[Token] = _values("Schema.org Action type, e.g. SearchAction; repeatable")
+    type: list[TypeName] = _values("Schema.org Action type, e.g. SearchAction; repeatable")
     site: list[Host] = _values("Host or parent domain, e.g. shop.example; repeatable")
-    format: list[Token] = _values("Source format, e.g. agent-actions; repeatable")
-    method: list[Token] = _values("HTTP method, e.g. POST; repeatable")
+    format: list[FormatName] = _values("Source format, e.g. agent-actions; repeatable")
+    method: list[MethodName] = _values("HTTP method, e.g. POST; repeatable")
     auth: list[Auth] = _values("What calling it needs; repeatable")
     origin: Origin = Field(
         "any",

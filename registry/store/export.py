@@ -26,9 +26,9 @@ SCHEMA = f"{FORMAT}/0.1"
 
 def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
     """The export of the site ``host`` names (as registry.store.site_list.find_site reads it), or
-    None if the store does not know it."""
+    None if the store does not know it or an operator removed it."""
     site = find_site(session, host)
-    if site is None:
+    if site is None or site.removed_at is not None:  # removed: nothing is published there
         return None
     rows = session.execute(
         select(ActionRow, Document.url)

@@ -197,8 +197,8 @@ def site_detail(session: Session, host: str) -> dict[str, Any] | None:
 
 
 def stats(session: Session) -> dict[str, Any]:
-    """How much the store holds: sites, actions, flows, documents by format, actions by
-    effect, and the last crawl run."""
+    """How much the store holds: sites (not those an operator removed), actions, flows,
+    documents by format, actions by effect, and the last crawl run."""
 
     def count(model: Any) -> int:
         return session.scalar(select(func.count()).select_from(model)) or 0
@@ -216,7 +216,7 @@ def stats(session: Session) -> dict[str, Any]:
     for fmt, n in by_format:
         formats[fmt or "unknown"] = formats.get(fmt or "unknown", 0) + n
     return {
-        "sites": count(Site),
+        "sites": count(select(Site.id).where(Site.removed_at.is_(None)).subquery()),
         "actions": count(ActionRow),
         "flows": count(FlowRow),
         "documents": count(Document),

@@ -87,7 +87,11 @@ def test_filters(client: TestClient, flt: dict[str, Any], context: Any, expected
 
 def test_our_terms_filter_through_the_index(client: TestClient) -> None:
     spend = search(client, "place the order checkout buy", query={"filter": {"effect": "spend"}})
-    assert ids(spend) == ["urn:air:shop.example:action:checkout"]
+    # the shop's purchase flow spends too: flows are entries (issue 21)
+    assert set(ids(spend)) == {
+        "urn:air:shop.example:action:checkout",
+        "urn:air:shop.example:flow:purchase",
+    }
     posts = search(
         client,
         "subscribe newsletter cart",
@@ -157,8 +161,9 @@ def test_list_filters_orders_and_pages(client: TestClient) -> None:
         filter=f"type = '{MCP},application/a2a-agent-card' AND publisherId = 'weather.example'"
     )
     assert len(mcp["items"]) == 3 and "total" not in mcp
-    assert ids(listed(filter="effect = 'spend'"), "items") == [
-        "urn:air:shop.example:action:checkout"
+    assert ids(listed(filter="effect = 'spend'"), "items") == [  # actions first, then flows
+        "urn:air:shop.example:action:checkout",
+        "urn:air:shop.example:flow:purchase",
     ]
     named = listed(filter="displayName = 'STORM'")
     assert ids(named, "items") == ["urn:air:weather.example:agent:alerts"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import logging
 import re
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from sqlalchemy import Engine
 
 from api.app import create_app
 from harness.db import engine_for
+from harness.procs import serving
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
@@ -168,3 +170,18 @@ def test_cors_origins_come_from_settings(tmp_path: Path) -> None:
         other = test_client.get("/healthz", headers={"Origin": "https://evil.example"})
     assert allowed.headers["access-control-allow-origin"] == "https://b.example"
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_two_heads_on_one_kept_alive_connection_both_answer(tmp_path: Path) -> None:
+    """A load balancer's probe: HEAD twice on one connection, on a real server. As GET inside,
+    the server waited for the body's Content-Length bytes, logged a traceback and reset it."""
+    with serving(tmp_path) as base:
+        connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=10)
+        for path in ("/healthz", "/healthz", "/find?q=buy", "/readyz"):
+            connection.request("HEAD", path)
+            answer = connection.getresponse()
+            assert answer.status == 200, path
+            assert answer.read() == b"" and int(answer.headers["content-length"]) > 0, path
+        connection.close()
+        log = next(tmp_path.glob("serve-*.log")).read_text()
+    assert "Traceback" not in log and "shorter than Content-Length" not in log, log

@@ -80,7 +80,11 @@ def test_every_bound_is_in_the_schema() -> None:
     assert find["origin"]["enum"] == ["same", "cross", "any"]
     assert find["effect"]["items"]["enum"] and find["auth"]["items"]["enum"]
     origin = _parameters("/validate", "post")["origin"]
-    assert origin["pattern"].startswith("^[Hh][Tt][Tt][Pp][Ss]?://")
+    # a host or an http(s) URL, as the CLI's --origin (issue 21)
+    for good in ("https://shop.example", "shop.example", "HTTP://shop.example:8080/x"):
+        assert re.fullmatch(origin["pattern"], good), good
+    for bad in ("ftp://shop.example", "not a host!", "shop.example:99999"):
+        assert not re.fullmatch(origin["pattern"], bad), bad
 
 
 def test_validate_declares_its_request_body_and_answers() -> None:

@@ -11,9 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from api.app import create_app
 from api.ratelimit import MAX_CLIENTS, RateLimit
+from harness.db import engine_for
 from harness.procs import start
+from registry.config import Settings
+from registry.db.engine import migrate
+from registry.index import ActionIndex
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -85,3 +91,17 @@ def test_an_abusive_client_is_limited_and_the_others_are_not(tmp_path: Path) -> 
     # At most the burst plus the rate over the time it ran (generously: 12 s).
     assert statuses.count(200) <= 40 + 20 * 12
     assert normal == [200] * 300
+
+
+def test_health_readiness_and_metrics_are_never_limited(tmp_path: Path) -> None:
+    """An orchestrator probing a busy replica must not read a 429 as "take it out"."""
+    engine = engine_for(f"sqlite:///{tmp_path / 'store.db'}", tmp_path)
+    migrate(engine)
+    index = ActionIndex.open(tmp_path / "index")
+    settings = Settings(data_dir=tmp_path, rate_limit=1, rate_burst=1)
+    with TestClient(create_app(settings, index=index, engine=engine)) as client:
+        assert [client.get("/stats").status_code for _ in range(2)] == [200, 429]
+        for path in ("/healthz", "/readyz", "/metrics") * 5:
+            assert client.get(path).status_code == 200, path
+            assert client.head(path).status_code == 200, path
+    engine.dispose()

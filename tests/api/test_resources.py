@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -90,6 +91,27 @@ def test_a_site_as_users_type_it(live_store: Live) -> None:
         assert body["host"] == "full-shop.example" and body["name"] == "Kettle & Crumb"
     assert {d["format"] for d in body["documents"]} == {"agent-actions"}
     assert [f["name"] for f in body["flows"]] == ["buy_product"]
+
+
+def test_a_site_by_its_url_as_the_readme_says(live_store: Live) -> None:
+    """Issue 21: `/sites/http://office.demo.test/` (or %2F-encoded) was a generic 404."""
+    client = live_store.client
+    for typed in (
+        "https://full-shop.example/",
+        "http://full-shop.example",
+        "https%3A%2F%2Ffull-shop.example%2F",
+        "https:%2F%2FFULL-SHOP.example",
+    ):
+        response = client.get(f"/sites/{typed}")
+        assert response.status_code == 200, (typed, response.text)
+        assert response.json()["host"] == "full-shop.example", typed
+        manifest = client.get(f"/sites/{typed.rstrip('/').removesuffix('%2F')}/manifest")
+        assert manifest.status_code == 200 and manifest.json()["actions"], typed
+        history = client.get(f"/sites/{typed.rstrip('/').removesuffix('%2F')}/history")
+        assert history.status_code == 200 and history.json()["items"], typed
+    missing = client.get("/sites/https://nowhere.example/")
+    assert missing.status_code == 404 and error(missing)["field"] == "host"
+    assert "nowhere.example" in error(missing)["message"]
 
 
 def test_the_manifest_export_passes_our_validator(live_store: Live) -> None:
@@ -227,3 +249,43 @@ def test_a_change_between_pages_reaches_a_mirror_once(live_store: Live) -> None:
     assert {host for host, _ in seen} == {i["host"] for i in client.get("/sites").json()["items"]}
     assert [host for host, _ in seen].count(unseen["items"][0]["host"]) == 1
     assert client.get("/sites", params={"cursor": resume}).json()["items"] == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ard/agents?orderBy=bogus",
+        "/ard/agents?filter=nope",
+        "/sites?updated_since=yesterday",
+        "/sites/full-shop.example/history?cursor=x",
+        "/runs?cursor=x",
+    ],
+)
+def test_a_bad_parameter_says_what_is_accepted_not_a_regex(live_store: Live, path: str) -> None:
+    """Issue 21: these printed a pattern of up to 300 characters."""
+    response = live_store.client.get(path)
+    assert response.status_code in (400, 422), response.text
+    body = response.json()
+    message = body["message"] if path.startswith("/ard") else error(response)["message"]
+    assert "e.g." in message or "such as" in message, message
+    assert len(message) < 160 and "^" not in message and "\\\\" not in message, message
+
+
+@pytest.mark.parametrize(
+    ("param", "value", "known"),
+    [
+        ("format", "nope", "agent-actions"),
+        ("method", "FETCH", "POST"),
+        ("type", "NotAType", "SearchAction"),
+    ],
+)
+def test_an_unknown_filter_value_is_422_listing_the_known_ones(
+    live_store: Live, param: str, value: str, known: str
+) -> None:
+    """Issue 21: `/find?format=nope` was 200 with 0 results."""
+    response = live_store.client.get("/find", params={"q": "buy", param: value})
+    assert response.status_code == 422, response.text
+    assert error(response)["field"] == param
+    assert value in error(response)["message"] and known in error(response)["message"]
+    spelled = {"format": "openapi", "method": "post", "type": "https://schema.org/BuyAction"}
+    assert live_store.client.get("/find", params={"q": "buy", param: spelled[param]}).is_success

@@ -121,3 +121,34 @@ def test_post_an_html_page_reads_its_schema_org_actions(client: TestClient) -> N
     assert report["format"] == "schemaorg" and report["actions"][0]["type"] == "SearchAction"
     bare = client.post("/validate", content=(FILES / "bare.html").read_bytes()).json()
     assert codes(bare) == {"no-actions": "warning"}
+
+
+def test_post_with_a_bare_host_as_origin_is_that_site(client: TestClient) -> None:
+    """Issue 21: `?origin=shop.example` was "must be an http(s) URL" while the CLI's --origin
+    and the web validator take a bare host (meaning https)."""
+    body = (FILES / "no-site.json").read_bytes()
+    bare = client.post("/validate", params={"origin": "ping.example"}, content=body)
+    assert bare.status_code == 200, bare.text
+    full = client.post("/validate", params={"origin": "https://ping.example"}, content=body)
+    assert bare.json() == full.json() and "ping.example" in bare.text
+    port = client.post("/validate", params={"origin": "ping.example:8080"}, content=body)
+    assert port.status_code == 200, port.text
+    refused = client.post("/validate", params={"origin": "not a host!"}, content=body)
+    assert refused.status_code == 422 and refused.json()["error"]["field"] == "origin"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"schema": "agent-actions/0.1", "site": "shop.example", "actions": []}',
+        b'<html><head><script type="application/ld+json">{"@context": "https://schema.org", '
+        b'"@type": "Organization", "name": "Shop", "url": "https://shop.example/"}'
+        b"</script></head><body>Shop</body></html>",
+    ],
+)
+def test_a_document_without_actions_gets_a_diagnostic(client: TestClient, body: bytes) -> None:
+    """Issue 21: a manifest with no actions, or a page without any, was reported clean."""
+    response = client.post("/validate", content=body)
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["actions"] == [] and codes(report).get("no-actions") == "warning", report

@@ -9,6 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from registry.db.tables import Document, FlowRow, Site, SiteHistory
+from registry.store.export import site_manifest
+from registry.store.lookup import site_detail, stats
 from registry.store.promotion import NotFound, promote_site
 from registry.store.removal import remove_site
 from registry.store.rows import utcnow
@@ -76,3 +78,21 @@ def test_a_crawl_brings_a_removed_site_back(session: Session) -> None:
     assert site.removed_at is None and site.version == 3
     last = history(session)[-1]
     assert (last.reason, last.added, last.version) == ("crawl", ["search"], 3)
+
+
+def test_a_removed_site_is_neither_counted_nor_exported(session: Session) -> None:
+    """Issue 21: after `sites remove`, /stats still counted the site and its manifest was a
+    200 with no actions."""
+    promote_site(session, update(manifest("search", "checkout", flows=True)))
+    before = stats(session)
+    assert site_manifest(session, HOST) is not None
+    remove_site(session, HOST)
+    after = stats(session)
+    assert after["sites"] == before["sites"] - 1
+    assert (after["actions"], after["flows"], after["documents"]) == (
+        before["actions"] - 2,
+        before["flows"] - 1,
+        before["documents"] - 1,
+    )
+    assert site_manifest(session, HOST) is None  # GET /sites/{host}/manifest: 404
+    assert site_detail(session, HOST) is not None  # the site page keeps saying it was removed

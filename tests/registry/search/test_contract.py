@@ -80,7 +80,7 @@ def test_an_ecma_regex_engine_reads_the_schema_the_same_way(q: str) -> None:
         ),
         (
             TOKEN_PATTERN,
-            ["SearchAction", "https://schema.org/BuyAction", "POST"],
+            ["SearchAction", "https://schema.org/BuyAction", "reserve"],  # known types (issue 21)
             ["two words", "", "x" * 101, "POST\n"],
         ),
     ],
