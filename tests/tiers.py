@@ -51,6 +51,7 @@ PROCESS_FILES = {
     "bench/test_realsites.py",
     "jobs/test_forked.py",
     "jobs/test_child.py",
+    "jobs/test_retry.py",
     "registry/index/test_index_kill.py",
     "test_tiers.py",
     "test_private_postgres.py",
