@@ -43,8 +43,10 @@ class Discovery:
         return self.ask(site, url, kind, **meta)
 
     def start(self, site: SiteState) -> Follow:
+        """The guesses (well-known paths, /sitemap.xml unless robots.txt names sitemaps: each
+        on its own schedule once it answered 404), the homepage and what robots.txt names."""
         origin, robots = site.crawl.origin, site.robots
-        follow = [self._get(site, origin + path, "manifest") for path in self.paths]
+        follow = [self._get(site, origin + path, "manifest", guess=True) for path in self.paths]
         follow += [
             r
             for path in self.paths
@@ -53,8 +55,10 @@ class Discovery:
         ]
         follow.append(self._get(site, origin + "/", "page"))
         follow += [self._get(site, u, "manifest") for u in self._local(site, robots.agentmaps)]
-        maps = self._local(site, robots.sitemaps) or [origin + "/sitemap.xml"]
+        maps = self._local(site, robots.sitemaps)
         follow += [self._sitemap(site, url, "sitemap", 1) for url in maps]
+        if not maps:
+            follow.append(self._sitemap(site, origin + "/sitemap.xml", "sitemap", 1, guess=True))
         follow += [
             self._sitemap(site, u, "schemamap", 1) for u in self._local(site, robots.schemamaps)
         ]
@@ -64,7 +68,7 @@ class Discovery:
         """The predecessor of a well-known path that answered 404 (or did within a day)."""
         path = url.removeprefix(site.crawl.origin)
         old = self.legacy.get(path) if path != url else None
-        return [self._get(site, site.crawl.origin + old, "manifest")] if old else []
+        return [self._get(site, site.crawl.origin + old, "manifest", guess=True)] if old else []
 
     def _local(self, site: SiteState, urls: list[str], base: str | None = None) -> list[str]:
         """Absolute URLs on the site's own origin (sitemaps.org's single-host rule)."""
@@ -77,12 +81,14 @@ class Discovery:
             )
         return local
 
-    def _sitemap(self, site: SiteState, url: str, kind: str, depth: int) -> Request | None:
+    def _sitemap(
+        self, site: SiteState, url: str, kind: str, depth: int, guess: bool = False
+    ) -> Request | None:
         if site.sitemap_files >= MAX_SITEMAP_FILES:
             site.note_once(url, "sitemap-limit", f"only {MAX_SITEMAP_FILES} sitemap files read")
             return None
         site.sitemap_files += 1
-        return self._get(site, url, kind, sitemap_depth=depth)
+        return self._get(site, url, kind, guess=guess, sitemap_depth=depth)
 
     def on_manifest(self, site: SiteState, response: Response) -> Follow:
         if site.catch_all and (
@@ -93,7 +99,8 @@ class Discovery:
                 "catch-all",
                 "the site answers every path with the same page; well-known answers ignored",
             )
-            site.memory.remember_missing(response.request.url)  # as good as a 404
+            if response.meta.get("guess"):
+                site.memory.remember_missing(response.request.url)  # as good as a 404
             return []
         return self._keep(site, response, follow_refs=True)
 

@@ -19,13 +19,14 @@ from typing import Any
 
 from procrastinate import App
 from procrastinate.exceptions import ConnectorException
-from procrastinate.jobs import Job, Status
+from procrastinate.jobs import Job
 from sqlalchemy import Engine
 
 from actiondex.jobs import hooks
 from actiondex.jobs.app import SCHEDULE_QUEUE
 from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
 from actiondex.jobs.probing import probe_due_endpoints
+from actiondex.jobs.resilient import ReregisteringJobManager
 from actiondex.jobs.tasks import CRAWL_TASK, enqueue
 from actiondex.output import plural
 from registry.config import Settings
@@ -127,17 +128,15 @@ async def retry_stalled_jobs(app: App, engine: Engine, settings: Settings) -> di
 
 async def _retry(app: App, job: Job) -> bool:
     """Back to the queue; when another job for the host waits already (its queueing lock), the
-    stalled one is ended as failed instead: the waiting one does the crawl."""
+    stalled one is ended as failed instead (ReregisteringJobManager.retry_or_end says so): the
+    waiting one does the crawl."""
+    manager = app.job_manager
+    assert isinstance(manager, ReregisteringJobManager)  # actiondex.jobs.app.make_app's
     try:
-        await app.job_manager.retry_job(job)
-    except ConnectorException as exc:
-        log.info(
-            "scheduler: job %s (%s): another is queued (%s); ended as failed",
-            job.id,
-            job.task_kwargs.get("host"),
-            type(exc).__name__,
-        )
-        await app.job_manager.finish_job(job, status=Status.FAILED, delete_job=False)
+        if not await manager.retry_or_end(job):
+            return False
+    except ConnectorException as exc:  # no longer ``doing`` (its worker came back, ended it)
+        log.info("scheduler: job %s: not retried (%s)", job.id, type(exc).__name__)
         return False
     log.info(
         "scheduler: job %s (%s) of a dead worker back in the queue",

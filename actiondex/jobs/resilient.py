@@ -9,7 +9,9 @@ Written against procrastinate 3.10.0, through its public connector and JobManage
 - ReregisteringJobManager: a worker whose row in procrastinate_workers was pruned while the
   database was away (a worker starting elsewhere prunes silent ones) registers again at its
   next heartbeat or job fetch (where the foreign key fails), and takes back the jobs it runs,
-  whose worker_id the prune set to NULL, before the scheduler could take them for stalled.
+  whose worker_id the prune set to NULL, before the scheduler could take them for stalled;
+  and a job it retries while the scheduler has queued another for the same host (the queueing
+  lock allows one waiting job) ends failed instead, in one log line: the waiting job crawls.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any
 
 import psycopg
 from procrastinate import PsycopgConnector, connector, exceptions
-from procrastinate.jobs import Job
-from procrastinate.manager import JobManager
+from procrastinate.jobs import Job, Status
+from procrastinate.manager import QUEUEING_LOCK_CONSTRAINT, JobManager
 
 from actiondex.jobs.outage import (
     BACKOFF_CAP,
@@ -113,8 +115,27 @@ class ReregisteringJobManager(JobManager):
         self.held.discard(job.id or 0)
 
     async def retry_job(self, job: Job, *args: Any, **kwargs: Any) -> None:
-        await super().retry_job(job, *args, **kwargs)
+        await self.retry_or_end(job, *args, **kwargs)
+
+    async def retry_or_end(self, job: Job, *args: Any, **kwargs: Any) -> bool:
+        """Back to the queue (True); when another job with its queueing lock waits there
+        already, ended as failed instead (False): a retry and a queued job for one host never
+        both exist. procrastinate's worker calls retry_job after a failed attempt and would
+        leave the UniqueViolation unhandled (a traceback, the job ``doing`` for good)."""
+        try:
+            await super().retry_job(job, *args, **kwargs)
+        except exceptions.UniqueViolation as exc:
+            if exc.constraint_name != QUEUEING_LOCK_CONSTRAINT:
+                raise
+            await self.finish_job(job, status=Status.FAILED, delete_job=False)
+            log.info(
+                "job %s (%s): another is queued; ended as failed",
+                job.id,
+                job.task_kwargs.get("host"),
+            )
+            return False
         self.held.discard(job.id or 0)
+        return True
 
     async def register_again(self, worker_id: int) -> int:
         new = await self.register_worker()

@@ -38,7 +38,7 @@ MAXSIZE = {
     "schemamap": SITEMAP_MAXSIZE,
 }
 _CONDITIONAL = ("manifest", "page")  # the kinds whose documents the store keeps
-_REMEMBERED = ("manifest", "sitemap", "schemamap")  # kinds whose 404s are remembered a day
+_REMEMBERED = ("manifest", "sitemap", "schemamap")  # kinds whose guesses' 404s are remembered
 
 
 class SiteSpider(Spider):
@@ -65,6 +65,7 @@ class SiteSpider(Spider):
         }
         self.validators = validators or {}
         self.stored = stored or {}  # host -> its stored documents' URLs
+        self._stored = {host: set(urls) for host, urls in self.stored.items()}
         self.discovery = Discovery(self.request)
 
     @property
@@ -99,16 +100,24 @@ class SiteSpider(Spider):
         request = self.request(site, site.crawl.origin + "/robots.txt", "robots")
         return [request] if request is not None else []
 
-    def request(self, site: SiteState, url: str, kind: str, **meta: Any) -> Request | None:
-        """A request within the site's budget and robots rules, or None (recorded why)."""
+    def request(
+        self, site: SiteState, url: str, kind: str, guess: bool = False, **meta: Any
+    ) -> Request | None:
+        """A request within the site's budget and robots rules, or None (recorded why).
+        ``guess``: a path asked because sites publish there (well-known paths, /sitemap.xml),
+        not because robots.txt, a header, a page or the store points at it; a guess that
+        answered 404 waits for its own schedule (crawler/memory.py)."""
         if kind != "robots" and not site.robots.allows(url, self.agent):
             site.note(url, "robots-disallowed", "disallowed by robots.txt")
             return None
-        if kind in _REMEMBERED and site.memory.missing(url):
-            return None  # answered 404 within the last day
+        guess = guess and url not in self._stored.get(site.crawl.host, ())
+        if guess and site.memory.missing(url):
+            return None  # answered 404 lately: asked again on its own schedule
         if not site.admit(url):
             return None
-        meta.update(origin=site.crawl.origin, kind=kind, download_maxsize=MAXSIZE[kind])
+        meta.update(
+            origin=site.crawl.origin, kind=kind, guess=guess, download_maxsize=MAXSIZE[kind]
+        )
         if kind in ("probe", "manifest"):
             meta.update(download_timeout=PROBE_TIMEOUT, max_retry_times=0)
         if site.crawl_delay is not None:
@@ -160,7 +169,8 @@ class SiteSpider(Spider):
         elif status == 304:
             site.crawl.not_modified.append(request.url)
         elif code == "not-found" and kind in _REMEMBERED:
-            site.memory.remember_missing(request.url)
+            if request.meta.get("guess"):
+                site.memory.remember_missing(request.url)
             site.note(request.url, code, message, status)
             follow = self.discovery.instead_of_missing(site, request.url)
         elif kind != "reference" or code != "not-found":

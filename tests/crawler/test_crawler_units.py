@@ -5,11 +5,12 @@ from __future__ import annotations
 import gzip
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from crawler.links import header_links, html_links, pick_pages
-from crawler.memory import TTL, Memory
+from crawler.memory import MISSING_FIRST, MISSING_MAX, TTL, Memory, missing_wait
 from crawler.retry import retry_after
 from crawler.robots import ROBOTS_MAX_BYTES, Robots, disallow_all, parse_robots
 from crawler.sitemaps import MAX_URLS, SitemapError, parse_sitemap
@@ -142,7 +143,29 @@ def test_memory_remembers_for_a_day_and_reports_changes() -> None:
     assert later.robots() == (200, b"User-agent: *\n") and later.missing("https://a.test/x")
     assert later.state() is None  # nothing new: nothing to write
     stale = Memory(state, now=1000.0 + TTL + 1)
-    assert stale.robots() is None and not stale.missing("https://a.test/x")
+    assert stale.robots() is None  # robots.txt: a day at most (RFC 9309)
+    assert stale.missing("https://a.test/x")  # a 404: its own, longer schedule (issue 23.3)
+    assert not Memory(state, now=1000.0 + MISSING_FIRST + 1).missing("https://a.test/x")
+
+
+def test_a_path_missing_again_and_again_is_asked_less_and_less_often() -> None:
+    url, now = "https://a.test/.well-known/mcp.json", 1000.0
+    waits = []
+    state: dict[str, Any] | None = {"missing": {url: now}}  # the older form: one miss at `now`
+    for _ in range(5):
+        wait = next(
+            w for w in range(0, 30 * 86400, 3600) if not Memory(state, now=now + w).missing(url)
+        )
+        waits.append(wait / 86400)
+        now += wait
+        memory = Memory(state, now=now)
+        memory.remember_missing(url)
+        state = memory.state()
+    assert waits == [2, 4, 7, 7, 7], waits  # days: MISSING_FIRST, doubling, MISSING_MAX at most
+    assert missing_wait(1) == MISSING_FIRST and missing_wait(50) == MISSING_MAX
+    found = Memory(state, now=now)
+    found.forget_missing(url)  # it answered 200: guessed as a new path again
+    assert not found.missing(url) and found.state() == {"missing": {}}
 
 
 def test_site_budget_refuses_further_requests_once() -> None:
