@@ -55,14 +55,14 @@ def _require_head(engine: Engine) -> None:
         )
 
 
-def open_index(settings: Settings, engine: Engine) -> ActionIndex:
+def open_index(settings: Settings, engine: Engine, vectors: bool = False) -> ActionIndex:
     """The on-disk index, brought up to date with the store (a no-op when it already is).
 
     Another process may hold the index's writer lock: a running `serve` or `mcp` takes it
     for each sync of its live follower. Wait for it up to ``index_wait_seconds``; if it is
     still held, leave the update to that process, say so in one line and go on with the index
     as it is. What the command stored is in the store either way; the follower indexes it."""
-    index = ActionIndex.open(settings.index_path)
+    index = ActionIndex.open(settings.index_path, vectors)
     deadline = time.monotonic() + settings.index_wait_seconds
     while True:
         try:
