@@ -56,18 +56,20 @@ def by_meaning(
     filters: Sequence[tuple[tantivy.Occur, tantivy.Query]] = (),
 ) -> tuple[Found, Bonus]:
     """``found`` with its first CANDIDATES, and the candidates ``near`` finds by meaning
-    (``scored``: the BM25 query that scores them; ``filters``: the clauses they must meet),
+    (``filters``: the clauses they must meet; ``scored``: the BM25 query that scores them, for
+    ``explain`` only: a candidate found by meaning alone scores below the last BM25 candidate,
+    so without it they count as 0, and all start from that candidate's score anyway),
     re-scored by meaning, and what each of them gained. The gain is never negative, so the
     re-scored ones stay above the rest, whose order and scores are untouched."""
     top = found[:CANDIDATES]
     model = vectors.active()
     stored = [searcher.doc(address).get_first("vec") for _, address in top]
     present = np.array([v is not None and len(v) == model.stored_bytes for v in stored], bool)
-    searched = near is not None and len(near) > 0 and scored is not None
+    searched = near is not None and len(near) > 0
     if not present.any() and not searched:
         return found, {}  # none of this model's vectors: the request is not even embedded
     request = model.query(q)
-    if near is not None and scored is not None and searched:
+    if near is not None and searched:
         more = _by_vectors(searcher, near, request, scored, filters, top)
         top = top + more
         stored += [searcher.doc(address).get_first("vec") for _, address in more]
@@ -108,7 +110,7 @@ def after_words(
     last word match (its cosine times that score, or the cosine alone when none matched)."""
     request = vectors.active().query(q)
     floor = found[-1][0] if found else 1.0
-    extra = _by_vectors(searcher, near, request, tantivy.Query.empty_query(), filters, found)
+    extra = _by_vectors(searcher, near, request, None, filters, found)
     stored = [searcher.doc(address).get_first("vec") for _, address in extra]
     cosines = vectors.similarities(request, stored)
     more = [
@@ -124,7 +126,7 @@ def _by_vectors(
     searcher: tantivy.Searcher | Docs,
     near: VectorIndex,
     request: np.ndarray,
-    scored: tantivy.Query,
+    scored: tantivy.Query | None,
     filters: Sequence[tuple[tantivy.Occur, tantivy.Query]],
     top: Found,
 ) -> Found:
@@ -135,9 +137,8 @@ def _by_vectors(
     if not ids:
         return []
     chosen = tantivy.Query.boost_query(tantivy.Query.term_set_query(SCHEMA, "id", ids), 0.0)
-    query = tantivy.Query.boolean_query(
-        [(tantivy.Occur.Must, chosen), (tantivy.Occur.Should, scored), *filters]
-    )
+    words = [(tantivy.Occur.Should, scored)] if scored is not None else []
+    query = tantivy.Query.boolean_query([(tantivy.Occur.Must, chosen), *words, *filters])
     known = {_key(address) for _, address in top}
     found = searcher.search(query, len(ids), count=False).hits
     return [(float(score), address) for score, address in found if _key(address) not in known]

@@ -92,7 +92,8 @@ def _ranked(
             found = searcher.search(built, fetch, count=False).hits
         if sentence:
             filters = filter_clauses(query)
-            found, bonus = meaning.by_meaning(docs, query.q, found, near, built, filters)
+            scored = built if query.explain else None
+            found, bonus = meaning.by_meaning(docs, query.q, found, near, scored, filters)
         elif near is not None and len(found) < want:
             # Words found less than a page: what is nearest by meaning fills it, below them.
             found, bonus = meaning.after_words(docs, query.q, found, near, filter_clauses(query))
