@@ -111,3 +111,36 @@ def test_exact_search_over_many_rows_keeps_the_nearest() -> None:
     exact = np.argsort(-matrix.cosines(query))[:20]
     assert len(set(found) & set(exact)) >= 18
     assert list(cosines) == sorted(cosines, reverse=True)
+
+
+def test_stored_vectors_are_read_as_the_build_works_them_out(
+    session: Session, index: ActionIndex
+) -> None:
+    from registry.index.vector_index import VectorIndex
+    from registry.index.vectors import query
+    from registry.store.parts_refresh import refresh_index_parts
+
+    assert index.vectors is not None
+    worked_out = index.vectors.search(query(UMBRELLA), 5, 2)
+    assert refresh_index_parts(session) == 2  # now each row holds its own part, vector last
+    stored = VectorIndex()
+    stored.follow(session)
+    read = stored.search(query(UMBRELLA), 5, 2)
+    assert read.ids == worked_out.ids and read.best_of_sites == worked_out.best_of_sites
+    assert read.cosines == pytest.approx(worked_out.cosines)
+
+
+def test_a_site_gone_from_the_store_leaves_the_vector_index(
+    session: Session, index: ActionIndex
+) -> None:
+    from sqlalchemy import delete
+
+    from registry.db.tables import Site
+
+    session.execute(delete(Site).where(Site.host == "sky.example"))
+    session.flush()
+    index.sync(session)  # a plain sync reads only changed sites: the deletion is unseen
+    assert index.vectors is not None and len(index.vectors) == 2
+    index.sync(session, full=True)
+    assert len(index.vectors) == 1
+    assert "forecast" not in [h.key for h in search(index, FindQuery(q=UMBRELLA)).hits]
