@@ -143,7 +143,8 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
         qs = queries(n_queries)
         words_only = ActionIndex.open(settings.index_path)
         before = time_queries(lambda q: page_json(search(words_only, FindQuery(q=q, limit=10))), qs)
-        index = ActionIndex.open(settings.index_path, vectors=True)  # as `actiondex serve` does
+        # As `actiondex serve` does: the vector index only with ACTIONDEX_MEANING_FIRST_STAGE on.
+        index = ActionIndex.open(settings.index_path, settings.meaning_first_stage)
         start = time.perf_counter()
         with transaction(make_engine(settings)) as session:
             index.follow_vectors(session)
@@ -165,7 +166,8 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
         f"{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>7}{'-':>7}{'1':>8}x",
         f"{n:>9,} API RSS by mapping: "
         + ", ".join(f"{k} {v:,.0f} MB" for k, v in parts.items())
-        + f"; in-process without the vector index: p50 {w50:.2f} p99 {w99:.2f} ms; vector "
+        + f"; first stage by meaning {'on' if index.vectors is not None else 'off'}; "
+        f"in-process without the vector index: p50 {w50:.2f} p99 {w99:.2f} ms; vector "
         f"index loaded from the store in {vectors_s:.1f} s",
     ]
 

@@ -10,6 +10,7 @@ def mcp() -> None:
     """Serve the MCP tools (find_action, get_action, get_site, prepare_call) over stdio.
 
     stdout carries the protocol only; logs go to stderr. The index follows the store.
+    ACTIONDEX_MEANING_FIRST_STAGE=true: find by meaning as well as by words (as `serve`).
     """
     from actiondex.serving import serve_stdio
 

@@ -7,7 +7,8 @@ watermark, registry.index.changes);
 when complete.
 With ``vectors=True`` the handle also keeps the vector index (registry.index.vector_index) in
 memory and each ``sync`` brings it up to date with the store too, whichever process wrote the
-text index: the processes that search (serve, mcp, find) ask for it, those that only write not.
+text index: the processes that search (serve, mcp, find) ask for it when
+ACTIONDEX_MEANING_FIRST_STAGE is on (off by default), those that only write never.
 Readers follow the symlink: every ``searcher()`` call compares it with the open generation
 (one readlink) and reopens after a swap. Commits made by this object are visible at once;
 commits made by another process are picked up by tantivy's meta.json watcher within ~1 s.

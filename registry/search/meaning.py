@@ -2,8 +2,9 @@
 registry.index.vectors, searched by registry.index.vector_index).
 
 A request of MIN_WORDS words or more (filler aside) is a sentence, which often shares no word
-with the action it needs. Its candidates are its first CANDIDATES by BM25 and, when the index
-keeps vectors, the VECTOR_ACTIONS actions nearest it by meaning and the nearest action of each
+with the action it needs. Its candidates are its first CANDIDATES by BM25 (``by_meaning``)
+and, when the index keeps vectors (ACTIONDEX_MEANING_FIRST_STAGE on, off by default:
+``with_vectors``), the VECTOR_ACTIONS actions nearest it by meaning and the nearest action of each
 of the VECTOR_SITES sites nearest it (a site's vector: its description and its actions'), so an
 action whose words never meet the request's is a candidate too. Every candidate gains its
 meaning (the cosine of its vector with the request's, SITE_SHARE of it its site's; 0 if
@@ -47,15 +48,45 @@ def _key(address: tantivy.DocAddress) -> tuple[int, int]:
     return address.segment_ord, address.doc
 
 
-def by_meaning(
+def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple[Found, Bonus]:
+    """``found`` with its first CANDIDATES re-scored by meaning, and what each of them
+    gained (without the first stage by meaning, ACTIONDEX_MEANING_FIRST_STAGE off). The gain
+    is never negative, so the re-scored ones stay above the rest, whose order and scores are
+    untouched."""
+    top = found[:CANDIDATES]
+    if len(top) < 2:
+        return found, {}
+    stored = [searcher.doc(address).get_first("vec") for _, address in top]
+    model = vectors.active()
+    present = np.array([v is not None and len(v) == model.stored_bytes for v in stored])
+    if not present.any():
+        return found, {}  # none of this model's vectors: the request is not even embedded
+    cosines = vectors.similarities(model.query(q), stored)
+    if model.rescale:
+        cosines = _rescaled(cosines, present)
+    high, low = top[0][0], top[-1][0]
+    spread = (high - low) or high
+    bonus = {
+        _key(address): WEIGHT * spread * max(float(cosine), 0.0)
+        for (_, address), cosine in zip(top, cosines, strict=True)
+    }
+    rescored = sorted(
+        ((score + bonus[_key(address)], address) for score, address in top),
+        key=lambda pair: -pair[0],
+    )
+    return rescored + found[len(top) :], bonus
+
+
+def with_vectors(
     searcher: tantivy.Searcher | Docs,
     q: str,
     found: Found,
-    near: VectorIndex | None = None,
+    near: VectorIndex,
     scored: tantivy.Query | None = None,
     filters: Sequence[tuple[tantivy.Occur, tantivy.Query]] = (),
 ) -> tuple[Found, Bonus]:
-    """``found`` with its first CANDIDATES, and the candidates ``near`` finds by meaning
+    """ACTIONDEX_MEANING_FIRST_STAGE on: ``found`` with its first CANDIDATES, and the
+    candidates ``near`` finds by meaning
     (``filters``: the clauses they must meet; ``scored``: the BM25 query that scores them, for
     ``explain`` only: a candidate found by meaning alone scores below the last BM25 candidate,
     so without it they count as 0, and all start from that candidate's score anyway),
@@ -65,11 +96,11 @@ def by_meaning(
     model = vectors.active()
     stored = [searcher.doc(address).get_first("vec") for _, address in top]
     present = np.array([v is not None and len(v) == model.stored_bytes for v in stored], bool)
-    searched = near is not None and len(near) > 0
+    searched = len(near) > 0
     if not present.any() and not searched:
         return found, {}  # none of this model's vectors: the request is not even embedded
     request = model.query(q)
-    if near is not None and searched:
+    if searched:
         more = _by_vectors(searcher, near, request, scored, filters, top)
         top = top + more
         stored += [searcher.doc(address).get_first("vec") for _, address in more]
@@ -79,7 +110,7 @@ def by_meaning(
     cosines = vectors.similarities(request, stored)
     if model.rescale:
         cosines = _rescaled(cosines, present)
-    if SITE_SHARE and near is not None:
+    if SITE_SHARE:
         hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
         of_site = near.site_cosines(request, hosts)
         cosines = (1 - SITE_SHARE) * cosines + SITE_SHARE * np.array([of_site[h] for h in hosts])

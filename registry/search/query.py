@@ -90,10 +90,12 @@ def _ranked(
         found = searcher.search(first, fetch, count=False).hits if first else []
         if len(found) < fetch:
             found = searcher.search(built, fetch, count=False).hits
-        if sentence:
+        if sentence and near is None:  # ACTIONDEX_MEANING_FIRST_STAGE off: words find
+            found, bonus = meaning.by_meaning(docs, query.q, found)
+        elif sentence and near is not None:
             filters = filter_clauses(query)
             scored = built if query.explain else None
-            found, bonus = meaning.by_meaning(docs, query.q, found, near, scored, filters)
+            found, bonus = meaning.with_vectors(docs, query.q, found, near, scored, filters)
         elif near is not None and len(found) < want:
             # Words found less than a page: what is nearest by meaning fills it, below them.
             found, bonus = meaning.after_words(docs, query.q, found, near, filter_clauses(query))

@@ -1,5 +1,7 @@
 """The first stage by meaning (registry.index.vector_index, registry.search.meaning): an action
-whose words never meet a sentence's is still a candidate, found by its vector or its site's."""
+whose words never meet a sentence's is still a candidate, found by its vector or its site's.
+The ``index`` fixture keeps a vector index, as ACTIONDEX_MEANING_FIRST_STAGE=true makes the
+searching processes do (``test_the_setting_decides_...``); off, the default, they keep none."""
 
 from __future__ import annotations
 
@@ -9,6 +11,10 @@ import numpy as np
 import pytest
 from sqlalchemy.orm import Session
 
+from actiondex.runtime import open_index
+from harness.db import engine_for
+from registry.config import Settings
+from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from registry.index.nearest import EXACT_ROWS, Matrix
 from registry.search import FindQuery, meaning, search
@@ -69,6 +75,28 @@ def test_without_vectors_only_words_find(session: Session, tmp_path: Path) -> No
     idx = ActionIndex.open(tmp_path / "index")
     idx.sync(session)
     assert [h.key for h in search(idx, FindQuery(q=UMBRELLA)).hits] == []
+
+
+def test_the_setting_decides_whether_a_vector_index_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A store of its own, committed: open_index reads it in transactions of its own.
+    engine = engine_for(f"sqlite:///{tmp_path / 'store.db'}", tmp_path)
+    migrate(engine)
+    with transaction(engine) as session:
+        _sites(session)
+    monkeypatch.delenv("ACTIONDEX_MEANING_FIRST_STAGE", raising=False)
+    assert Settings(_env_file=None).meaning_first_stage is False  # type: ignore[call-arg]
+    off = open_index(Settings(data_dir=tmp_path / "off"), engine, searching=True)
+    assert off.vectors is None  # nothing built, loaded or kept
+    assert off.count() == 2 and search(off, FindQuery(q=UMBRELLA)).hits == []  # words alone
+    monkeypatch.setenv("ACTIONDEX_MEANING_FIRST_STAGE", "true")
+    on = open_index(Settings(data_dir=tmp_path / "on"), engine, searching=True)
+    assert on.vectors is not None and len(on.vectors) == 2
+    assert [h.key for h in search(on, FindQuery(q=UMBRELLA)).hits][:1] == ["forecast"]
+    # A command that only writes (ingest, crawl) never keeps one, whatever the setting.
+    assert open_index(Settings(data_dir=tmp_path / "w"), engine).vectors is None
+    engine.dispose()
 
 
 def test_the_vector_stage_keeps_to_the_filters(index: ActionIndex) -> None:
