@@ -29,7 +29,7 @@ def query_of(q: str, options: dict[str, Any]) -> FindQuery:
 def run(q: str, options: dict[str, Any], settings: Callable[[], Settings], as_json: bool) -> None:
     query = query_of(q, options)  # before the store is opened: bad input costs nothing
     config = settings()
-    index = open_index(config, open_store(config))
+    index = open_index(config, open_store(config), searching=True)
     if note := empty_index_note(config, index):
         output.info(note)
     response = find(index, query)

@@ -114,7 +114,7 @@ def doors(base: str) -> list[str]:
 def serve_api(settings: Settings, engine: Engine, host: str, port: int) -> None:
     check_port_free(host, port)
     log_access(settings.access_log)
-    index = open_index(settings, engine)
+    index = open_index(settings, engine, searching=True)
     base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     output.info(f"serving on {base}  (Ctrl-C stops)")
     for line in doors(base):
@@ -155,7 +155,7 @@ def serve_stdio(settings: Settings, engine: Engine, *, new_store: bool = False) 
     from api.mcp.server import build_server  # the SDK: loaded only where MCP is served
 
     with contextlib.redirect_stdout(sys.stderr):
-        index = open_index(settings, engine)
+        index = open_index(settings, engine, searching=True)
         vectors.load()
     if new_store or not index.searcher().num_docs:
         made = "was just created and " if new_store else ""

@@ -2,8 +2,11 @@
 
     .venv/bin/python -m bench.find_bench [--actions 10000 100000 1000000] [--seconds 10]
 
+(the 1M row alone, when the machine is quiet: ``--actions 1000000 --cache DIR``)
+
 For each size, on a seeded synthetic corpus (bench.synthetic): promote_site into SQLite, a
-full ActionIndex.rebuild, ``search`` + ``page_json`` in-process (the work GET /find does), then
+full ActionIndex.rebuild, ``search`` + ``page_json`` in-process (the work GET /find does, with
+the vector index as `actiondex serve` keeps it, and without it in a note), then
 the real API (``actiondex serve``: one process, searches in threads) under wrk at concurrency
 1 and 16, and rank-bm25's BM25Okapi over name + description on the same corpus as the
 baseline row (at 1M it needs ~1.5 GB and ~1 s a query, so only a handful are timed). Prints a
@@ -137,13 +140,21 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
         with transaction(make_engine(settings)) as session:
             ActionIndex.rebuild(settings.index_path, session)
         build_s = time.perf_counter() - start
-        index = ActionIndex.open(settings.index_path)
         qs = queries(n_queries)
+        words_only = ActionIndex.open(settings.index_path)
+        before = time_queries(lambda q: page_json(search(words_only, FindQuery(q=q, limit=10))), qs)
+        # As `actiondex serve` does: the vector index only with ACTIONDEX_MEANING_FIRST_STAGE on.
+        index = ActionIndex.open(settings.index_path, settings.meaning_first_stage)
+        start = time.perf_counter()
+        with transaction(make_engine(settings)) as session:
+            index.follow_vectors(session)
+        vectors_s = time.perf_counter() - start
         ours = time_queries(lambda q: page_json(search(index, FindQuery(q=q, limit=10))), qs)
         loads, (rss, pss), parts = http(settings, qs, seconds)
     gc.collect()  # before rank-bm25 takes its share of memory
     base_build_s, base = baseline(texts, qs)
     p50, p99 = percentiles(ours)
+    w50, w99 = percentiles(before)
     b50, b99 = percentiles(base)
     c1, c16 = loads
     rate = f"{n / ingest_s:,.0f}" if ingest_s else "cached"
@@ -153,7 +164,11 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
         f"{c16.p99_ms:>8.2f}{c16.rps:>8,.0f}{rss:>7,.0f}{pss:>7,.0f}{b50 / p50:>8,.0f}x",
         f"{n:>9,} {'rank-bm25':<10}{'-':>9}{n / base_build_s:>10,.0f}{b50:>8.1f}{b99:>8.1f}"
         f"{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>7}{'-':>7}{'1':>8}x",
-        f"{n:>9,} API RSS by mapping: " + ", ".join(f"{k} {v:,.0f} MB" for k, v in parts.items()),
+        f"{n:>9,} API RSS by mapping: "
+        + ", ".join(f"{k} {v:,.0f} MB" for k, v in parts.items())
+        + f"; first stage by meaning {'on' if index.vectors is not None else 'off'}; "
+        f"in-process without the vector index: p50 {w50:.2f} p99 {w99:.2f} ms; vector "
+        f"index loaded from the store in {vectors_s:.1f} s",
     ]
 
 

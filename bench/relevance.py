@@ -1,6 +1,7 @@
 """Relevance: tool-retrieval benchmarks through GET /find's code, against rank-bm25.
 
     .venv/bin/python -m bench.relevance [--toollens DIR] [--metatool DIR] [--sample N] [--http]
+                                        [--colt DIR]
 
 Two benchmarks from different sources, neither shipped with the repo:
 
@@ -133,8 +134,15 @@ def ingest(tools: list[dict], tmp: Path, domain: str) -> tuple[Settings, dict]:
     return settings, ids
 
 
-def ours(settings: Settings, ids: dict) -> Callable[[str], list[str]]:
-    index = ActionIndex.open(settings.index_path)
+def ours(settings: Settings, ids: dict, vectors: bool = False) -> Callable[[str], list[str]]:
+    """find() in-process; ``vectors``: with the first stage by meaning (the vector index, as
+    `actiondex serve` keeps it), else BM25 candidates re-ranked by meaning only."""
+    index = ActionIndex.open(settings.index_path, vectors)
+    if vectors:
+        engine = make_engine(settings)
+        with transaction(engine) as session:
+            index.follow_vectors(session)
+        engine.dispose()
     # A validated query with its text swapped in (model_copy does not validate), so that
     # a request over GET /find's bound (MAX_QUERY_CHARS; 3 of MetaTool's) is still measured
     # in-process; over HTTP it is refused and counted. Not model_construct: it inspects
@@ -234,7 +242,8 @@ def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet], http: b
     ]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         settings, ids = ingest(tools, Path(tmp), domain)
-        engines.insert(0, ("actiondex find() in-process", ours(settings, ids)))
+        engines.insert(0, ("find() BM25 + re-rank (before)", ours(settings, ids)))
+        engines.insert(0, ("find() + meaning stage (after)", ours(settings, ids, True)))
         finder = None
         if http:
             finder = Finder(stack.enter_context(serving(settings.data_dir)))
@@ -298,12 +307,23 @@ def main() -> None:
         help="score a seeded random N requests of each set (default: all); "
         "for quick comparisons, the full sets for the table",
     )
+    parser.add_argument(
+        "--colt",
+        type=Path,
+        metavar="DIR",
+        help="bare clone of quchangle1/COLT: score ToolLens's TRAIN split (a seeded 2,000; "
+        "what tuning uses) instead of its test split, and skip MetaTool",
+    )
     args = parser.parse_args()
     logging.getLogger("alembic").setLevel(logging.WARNING)  # each store's migrations: noise here
     ran = 0
     for module, path in ((toollens, args.toollens), (metatool, args.metatool)):
         try:
             tools, sets = module.load(path)
+            if args.colt:
+                if module is not toollens:
+                    continue
+                sets = [("train split (2,000 of it)", toollens.train_queries(args.colt))]
         except FileNotFoundError as exc:
             print(f"{module.NAME}: skipped, {exc}")
             continue

@@ -69,7 +69,10 @@ def find(
     ] = "action",
     as_json: JsonOpt = False,
 ) -> None:
-    """Find actions and flows: which site offers what, how to call it, what it will do."""
+    """Find actions and flows: which site offers what, how to call it, what it will do.
+
+    ACTIONDEX_MEANING_FIRST_STAGE=true also finds, for a sentence, actions that share no word
+    with it, by their vectors (read from the store on every call: slow on a large store)."""
     from actiondex.finding import run
 
     run(

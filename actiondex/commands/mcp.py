@@ -30,6 +30,7 @@ def mcp(
 
     stdout carries the protocol only; logs go to stderr. The index follows the store. A
     store that is new or holds no actions is served, with a warning on stderr.
+    ACTIONDEX_MEANING_FIRST_STAGE=true: find by meaning as well as by words (as `serve`).
     """
     settings = load_settings()
     if print_config:

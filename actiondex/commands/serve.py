@@ -16,7 +16,9 @@ def serve(
 ) -> None:
     """Serve the HTTP API (GET /find, /actions, /flows, /sites, /stats, POST /validate...).
 
-    Behind a proxy, set ACTIONDEX_TRUSTED_PROXIES: X-Forwarded-For is believed from it only."""
+    Behind a proxy, set ACTIONDEX_TRUSTED_PROXIES: X-Forwarded-For is believed from it only.
+    ACTIONDEX_MEANING_FIRST_STAGE=true keeps a vector index in memory so a sentence also finds
+    actions that share no word with it (off by default: about twice /find's time)."""
     from actiondex.serving import serve_api
 
     settings = load_settings()

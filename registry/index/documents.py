@@ -36,7 +36,8 @@ from registry.index.vectors import stored_b64
 from registry.model.identifiers import split_identifier
 from registry.model.results import LIVE_FIELD, result_payload
 
-# Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by).
+# Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by, ``id``
+# to find the documents the vector index names: registry.search.meaning).
 RAW_FIELDS = (
     "kind",
     "site",
@@ -48,7 +49,11 @@ RAW_FIELDS = (
     "auth",
     "same_origin",
     "live",  # the liveness status of its endpoint (registry.store.liveness), when probed
+    "id",
 )
+# Bumped when the schema changes but the stored parts do not (INDEX_VERSION covers both): a
+# generation of another layout is replaced on open. 1: ``id`` has terms.
+LAYOUT = 1
 # Stored so a page can be grouped (per site, a flow's steps under it) without the payload.
 STORED_FIELDS = ("id", "kind", "site", "key", "step", "live")
 # ``all`` is every text part of an action (name split, title, type and effect words, titles of
@@ -65,8 +70,8 @@ TEXT_FIELDS = ("all", "head", "params", "about")
 def build_schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     for name in dict.fromkeys(RAW_FIELDS + STORED_FIELDS):
-        # Stored fields no query asks for (``id``, ``key``, ``step``) get no terms: nearly one
-        # new term per document, they cost a quarter of tantivy's build time. Raw values keep
+        # Stored fields no query asks for (``key``, ``step``) get no terms: nearly one new term
+        # per document, each costs an eighth of tantivy's build time. Raw values keep
         # no frequencies or positions: each is said once, and a filter is a plain match.
         analyzer = "raw" if name in RAW_FIELDS else NO_TERMS
         builder.add_text_field(

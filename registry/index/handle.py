@@ -5,6 +5,10 @@ brings it up to date with the store incrementally (only sites changed since the 
 watermark, registry.index.changes);
 ``ActionIndex.rebuild(path, session)`` builds a fresh generation beside it and swaps ``current``
 when complete.
+With ``vectors=True`` the handle also keeps the vector index (registry.index.vector_index) in
+memory and each ``sync`` brings it up to date with the store too, whichever process wrote the
+text index: the processes that search (serve, mcp, find) ask for it when
+ACTIONDEX_MEANING_FIRST_STAGE is on (off by default), those that only write never.
 Readers follow the symlink: every ``searcher()`` call compares it with the open generation
 (one readlink) and reopens after a swap. Commits made by this object are visible at once;
 commits made by another process are picked up by tantivy's meta.json watcher within ~1 s.
@@ -22,7 +26,7 @@ import tantivy
 from sqlalchemy.orm import Session
 
 from registry.index.changes import gone_hosts, read_changes, since, stale_hosts
-from registry.index.documents import SCHEMA
+from registry.index.documents import LAYOUT, SCHEMA
 from registry.index.files import (
     current_target,
     generation_number,
@@ -35,6 +39,7 @@ from registry.index.files import (
 from registry.index.load import site_documents
 from registry.index.parts import INDEX_VERSION
 from registry.index.text import register
+from registry.index.vector_index import VectorIndex
 from registry.index.writer import REBUILD_HEAP, REBUILD_THREADS, collector_paused, write
 
 
@@ -52,8 +57,9 @@ class SyncStats:
 class ActionIndex:
     """A handle on the index folder; thread-safe, cheap to query, follows ``current``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, vectors: bool = False) -> None:
         self.root = root
+        self.vectors: VectorIndex | None = VectorIndex() if vectors else None
         self._lock = threading.Lock()  # guards swapping the open generation
         self._write_lock = threading.Lock()  # one sync at a time per handle
         self._target: str | None = None
@@ -66,17 +72,18 @@ class ActionIndex:
             raise FileNotFoundError(f"no index generation at {root}; use ActionIndex.open")
 
     @classmethod
-    def open(cls, path: Path | str) -> ActionIndex:
-        """Open the index at ``path``, creating an empty generation if there is none usable."""
+    def open(cls, path: Path | str, vectors: bool = False) -> ActionIndex:
+        """Open the index at ``path``, creating an empty generation if there is none usable;
+        ``vectors``: keep the vector index too (filled by the first ``sync``)."""
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
         target = current_target(root)
         if target is None or not _usable(root / target):
             folder = new_generation(root)
             tantivy.Index(SCHEMA, path=str(folder))
-            write_state(folder, {"schema": INDEX_VERSION})
+            write_state(folder, {"schema": INDEX_VERSION, "layout": LAYOUT})
             swap_current(root, folder)
-        return cls(root)
+        return cls(root, vectors)
 
     @property
     def generation(self) -> int:
@@ -99,6 +106,7 @@ class ActionIndex:
         """Reindex the sites changed since the generation's watermark (registry.index.
         changes); ``full``: read every site, and drop the ones deleted from the store."""
         started, began = time.perf_counter(), time.time()
+        self.follow_vectors(session, full=full)
         with self._write_lock:
             self._refresh()
             index, folder = self._index, self.root / (self._target or "")
@@ -121,6 +129,11 @@ class ActionIndex:
         return SyncStats(
             self.generation, len(stale), len(gone), docs, took, len(changes.sites), changes.full
         )
+
+    def follow_vectors(self, session: Session, *, full: bool = False) -> None:
+        """Bring the vector index (if this handle keeps one) up to date with the store."""
+        if self.vectors is not None:
+            self.vectors.follow(session, full=full)
 
     @classmethod
     def rebuild(cls, path: Path | str, session: Session) -> SyncStats:
@@ -177,8 +190,13 @@ class ActionIndex:
 
 
 def _usable(folder: Path) -> bool:
-    return read_state(folder).get("schema") == INDEX_VERSION and tantivy.Index.exists(str(folder))
+    state = read_state(folder)
+    return (
+        state.get("schema") == INDEX_VERSION
+        and state.get("layout") == LAYOUT
+        and tantivy.Index.exists(str(folder))
+    )
 
 
 def _save_state(folder: Path, watermark: int) -> None:
-    write_state(folder, {"schema": INDEX_VERSION, "watermark": watermark})
+    write_state(folder, {"schema": INDEX_VERSION, "layout": LAYOUT, "watermark": watermark})

@@ -105,8 +105,17 @@ def _action_parts(
             yield site_id, name, endpoint, ActionParts(fields, text, payload, about or "")
         else:
             stale = True
-    if not stale:  # the usual case: no second pass over the batch's rows
-        return
+    if stale:  # not the usual case: a second pass over the batch's rows
+        yield from stale_action_parts(conn, sites)
+
+
+def stale_action_parts(
+    conn: Connection, sites: dict[int, SiteInfo]
+) -> Iterator[tuple[int, str, str | None, ActionParts]]:
+    """``_action_parts`` of the actions of ``sites`` stored without a current part, worked
+    out from their columns."""
+    in_sites = ActionRow.site_id.in_(sites)
+    in_order = (ActionRow.site_id, ActionRow.name)
     current = ActionRow.index_version == INDEX_VERSION
     rows = conn.execute(
         select(*_ACTION_COLUMNS, Document.url, Document.format)

@@ -1,14 +1,22 @@
-"""A sentence's BM25 candidates re-ranked by meaning (the vectors of registry.index.vectors).
+"""A sentence's candidates found and ranked by meaning as well as by words (the vectors of
+registry.index.vectors, searched by registry.index.vector_index).
 
 A request of MIN_WORDS words or more (filler aside) is a sentence, which often shares no word
-with the action it needs. Its first CANDIDATES BM25 candidates each gain the cosine of their
-vector with the request's (0 if negative), times the spread of the candidates' BM25 scores,
-times WEIGHT. That is 0.5 x min-max-normalised BM25 + 0.5 x cosine, in BM25's units, so
-``explain`` still sums to the score. Short requests ("buy printer paper") name the action in
-their own words and are left as BM25 ranks them. Chosen on ToolLens, confirmed on the
-held-out MetaTool set (README, Benchmarks). Under either meaning model (ACTIONDEX_MEANING_MODEL)
-the same, but e5's cosines are first min-max scaled over the candidates (``_rescaled``); a
-vector of the other model (another length) counts as none.
+with the action it needs. Its candidates are its first CANDIDATES by BM25 (``by_meaning``)
+and, when the index keeps vectors (ACTIONDEX_MEANING_FIRST_STAGE on, off by default:
+``with_vectors``), the VECTOR_ACTIONS actions nearest it by meaning and the nearest action of each
+of the VECTOR_SITES sites nearest it (a site's vector: its description and its actions'), so an
+action whose words never meet the request's is a candidate too. Every candidate gains its
+meaning (the cosine of its vector with the request's, SITE_SHARE of it its site's; 0 if
+negative) times the spread of the BM25 candidates' scores, times WEIGHT: 0.5 x min-max-
+normalised BM25 + 0.5 x meaning, in BM25's units, so ``explain`` still sums to the score. A
+candidate found by meaning alone starts from the last BM25 candidate's score (its own BM25
+score, often 0, normalised below 0 would count against it twice). Short requests ("buy printer
+paper") name the action in their own words and are left as BM25 ranks them. WEIGHT chosen on
+ToolLens, confirmed on MetaTool; VECTOR_ACTIONS, VECTOR_SITES and SITE_SHARE on their training
+splits (README, Benchmarks). Under either meaning model (ACTIONDEX_MEANING_MODEL) the same, but
+e5's cosines are first min-max scaled over the candidates (``_rescaled``); a vector of the
+other model (another length) counts as none.
 """
 
 from __future__ import annotations
@@ -20,9 +28,13 @@ import numpy as np
 import tantivy
 
 from registry.index import vectors
+from registry.index.documents import SCHEMA
+from registry.index.vector_index import VectorIndex
 from registry.search.page import Docs
 
 MIN_WORDS, CANDIDATES, WEIGHT = 5, 50, 1.0
+VECTOR_ACTIONS, VECTOR_SITES, SITE_SHARE = 50, 10, 0.3
+MIN_COSINE = 0.2  # what a short request's nearest actions need to fill its page
 
 Found = list[tuple[float, tantivy.DocAddress]]
 Bonus = dict[tuple[int, int], float]  # (segment, doc) -> what meaning added
@@ -38,8 +50,9 @@ def _key(address: tantivy.DocAddress) -> tuple[int, int]:
 
 def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple[Found, Bonus]:
     """``found`` with its first CANDIDATES re-scored by meaning, and what each of them
-    gained. The gain is never negative, so the re-scored ones stay above the rest, whose
-    order and scores are untouched."""
+    gained (without the first stage by meaning, ACTIONDEX_MEANING_FIRST_STAGE off). The gain
+    is never negative, so the re-scored ones stay above the rest, whose order and scores are
+    untouched."""
     top = found[:CANDIDATES]
     if len(top) < 2:
         return found, {}
@@ -62,6 +75,104 @@ def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple
         key=lambda pair: -pair[0],
     )
     return rescored + found[len(top) :], bonus
+
+
+def with_vectors(
+    searcher: tantivy.Searcher | Docs,
+    q: str,
+    found: Found,
+    near: VectorIndex,
+    scored: tantivy.Query | None = None,
+    filters: Sequence[tuple[tantivy.Occur, tantivy.Query]] = (),
+) -> tuple[Found, Bonus]:
+    """ACTIONDEX_MEANING_FIRST_STAGE on: ``found`` with its first CANDIDATES, and the
+    candidates ``near`` finds by meaning
+    (``filters``: the clauses they must meet; ``scored``: the BM25 query that scores them, for
+    ``explain`` only: a candidate found by meaning alone scores below the last BM25 candidate,
+    so without it they count as 0, and all start from that candidate's score anyway),
+    re-scored by meaning, and what each of them gained. The gain is never negative, so the
+    re-scored ones stay above the rest, whose order and scores are untouched."""
+    top = found[:CANDIDATES]
+    model = vectors.active()
+    stored = [searcher.doc(address).get_first("vec") for _, address in top]
+    present = np.array([v is not None and len(v) == model.stored_bytes for v in stored], bool)
+    searched = len(near) > 0
+    if not present.any() and not searched:
+        return found, {}  # none of this model's vectors: the request is not even embedded
+    request = model.query(q)
+    if searched:
+        more = _by_vectors(searcher, near, request, scored, filters, top)
+        top = top + more
+        stored += [searcher.doc(address).get_first("vec") for _, address in more]
+        present = np.array([v is not None and len(v) == model.stored_bytes for v in stored], bool)
+    if not present.any() or (len(top) < 2 and len(top) == len(found[:CANDIDATES])):
+        return found, {}  # one candidate of words alone: nothing to reorder
+    cosines = vectors.similarities(request, stored)
+    if model.rescale:
+        cosines = _rescaled(cosines, present)
+    if SITE_SHARE:
+        hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
+        of_site = near.site_cosines(request, hosts)
+        cosines = (1 - SITE_SHARE) * cosines + SITE_SHARE * np.array([of_site[h] for h in hosts])
+    words = found[:CANDIDATES]
+    high, low = (words[0][0], words[-1][0]) if words else (1.0, 0.0)
+    spread = (high - low) or high or 1.0
+    bonus = {
+        _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
+        for (score, address), cosine in zip(top, cosines, strict=True)
+    }
+    rescored = sorted(
+        ((score + bonus[_key(address)], address) for score, address in top),
+        key=lambda pair: -pair[0],
+    )
+    taken = set(bonus)
+    return rescored + [pair for pair in found[len(words) :] if _key(pair[1]) not in taken], bonus
+
+
+def after_words(
+    searcher: tantivy.Searcher | Docs,
+    q: str,
+    found: Found,
+    near: VectorIndex,
+    filters: Sequence[tuple[tantivy.Occur, tantivy.Query]] = (),
+) -> tuple[Found, Bonus]:
+    """For a short request whose words found too few: ``found`` as BM25 ranked it, then the
+    actions nearest it by meaning (their cosine, at least MIN_COSINE), each scored below the
+    last word match (its cosine times that score, or the cosine alone when none matched)."""
+    request = vectors.active().query(q)
+    floor = found[-1][0] if found else 1.0
+    extra = _by_vectors(searcher, near, request, None, filters, found)
+    stored = [searcher.doc(address).get_first("vec") for _, address in extra]
+    cosines = vectors.similarities(request, stored)
+    more = [
+        (floor * float(cosine), address)
+        for (_, address), cosine in zip(extra, cosines, strict=True)
+        if cosine >= MIN_COSINE
+    ]
+    more.sort(key=lambda pair: -pair[0])
+    return found + more, {_key(address): score for score, address in more}
+
+
+def _by_vectors(
+    searcher: tantivy.Searcher | Docs,
+    near: VectorIndex,
+    request: np.ndarray,
+    scored: tantivy.Query | None,
+    filters: Sequence[tuple[tantivy.Occur, tantivy.Query]],
+    top: Found,
+) -> Found:
+    """The actions ``near`` finds for ``request`` that meet ``filters`` and are not in
+    ``top`` yet, each with its BM25 score (0 when it shares no word)."""
+    hits = near.search(request, VECTOR_ACTIONS, VECTOR_SITES)
+    ids = list(dict.fromkeys(hits.ids + hits.best_of_sites))
+    if not ids:
+        return []
+    chosen = tantivy.Query.boost_query(tantivy.Query.term_set_query(SCHEMA, "id", ids), 0.0)
+    words = [(tantivy.Occur.Should, scored)] if scored is not None else []
+    query = tantivy.Query.boolean_query([(tantivy.Occur.Must, chosen), *words, *filters])
+    known = {_key(address) for _, address in top}
+    found = searcher.search(query, len(ids), count=False).hits
+    return [(float(score), address) for score, address in found if _key(address) not in known]
 
 
 def _rescaled(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:

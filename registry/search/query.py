@@ -19,9 +19,11 @@ import tantivy
 
 from registry.index import ActionIndex
 from registry.index.text import query_words
+from registry.index.vector_index import VectorIndex
 from registry.model.results import FindResponse
 from registry.search import meaning, plan, sites
 from registry.search.contract import FindQuery
+from registry.search.filters import filter_clauses
 from registry.search.page import Docs, Hit, arrange, explanation, supported
 from registry.search.sites import SiteHits
 from registry.search.terms import Shortened, informative
@@ -53,7 +55,7 @@ def search(index: ActionIndex, query: FindQuery) -> Page:
         searcher = index.searcher()
         words, page.shortened = informative(searcher, words)
         parts, common, freq = plan.planned(searcher, words)
-        bonus = _ranked(searcher, query, words, (parts, common, freq), page)
+        bonus = _ranked(searcher, query, words, (parts, common, freq), page, index.vectors)
         if query.explain:
             for hit in page.all_hits():
                 hit.explain = explanation(parts, searcher, hit.address)
@@ -68,6 +70,7 @@ def _ranked(
     words: list[str],
     planned: plan.Planned,
     page: Page,
+    near: VectorIndex | None = None,
 ) -> meaning.Bonus:
     """Fills ``page`` with its hits (or sites); answers what meaning added to each
     candidate's score."""
@@ -87,8 +90,15 @@ def _ranked(
         found = searcher.search(first, fetch, count=False).hits if first else []
         if len(found) < fetch:
             found = searcher.search(built, fetch, count=False).hits
-        if sentence:
+        if sentence and near is None:  # ACTIONDEX_MEANING_FIRST_STAGE off: words find
             found, bonus = meaning.by_meaning(docs, query.q, found)
+        elif sentence and near is not None:
+            filters = filter_clauses(query)
+            scored = built if query.explain else None
+            found, bonus = meaning.with_vectors(docs, query.q, found, near, scored, filters)
+        elif near is not None and len(found) < want:
+            # Words found less than a page: what is nearest by meaning fills it, below them.
+            found, bonus = meaning.after_words(docs, query.q, found, near, filter_clauses(query))
         hits = sites.supported(docs, found)
         if page.sites is not None:
             page.sites, short = sites.grouped(hits, query.limit, query.offset, query.per_site)

@@ -1,0 +1,174 @@
+"""The first stage by meaning (registry.index.vector_index, registry.search.meaning): an action
+whose words never meet a sentence's is still a candidate, found by its vector or its site's.
+The ``index`` fixture keeps a vector index, as ACTIONDEX_MEANING_FIRST_STAGE=true makes the
+searching processes do (``test_the_setting_decides_...``); off, the default, they keep none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy.orm import Session
+
+from actiondex.runtime import open_index
+from harness.db import engine_for
+from registry.config import Settings
+from registry.db.engine import migrate, transaction
+from registry.index import ActionIndex
+from registry.index.nearest import EXACT_ROWS, Matrix
+from registry.search import FindQuery, meaning, search
+from tests.helpers.stores import add_site
+
+# Shares no word with the weather action: BM25 alone never makes it a candidate.
+UMBRELLA = "will I need an umbrella on Saturday"
+
+
+def _sites(session: Session) -> None:
+    add_site(
+        session,
+        "sky.example",
+        [
+            {
+                "name": "forecast",
+                "title": "Weather forecast",
+                "description": "Rain, temperature and wind for any city, hour by hour",
+            },
+        ],
+        name="Sky",
+        description="Weather forecasts",
+    )
+    add_site(
+        session,
+        "shop.example",
+        [
+            {
+                "name": "need_help",
+                "title": "Need help with an order",
+                "description": "Contact the shop about an order you placed",
+            },
+        ],
+        name="Shop",
+        description="Garden furniture",
+    )
+
+
+@pytest.fixture
+def index(session: Session, tmp_path: Path) -> ActionIndex:
+    _sites(session)
+    idx = ActionIndex.open(tmp_path / "index", vectors=True)
+    idx.sync(session)
+    return idx
+
+
+def test_a_sentence_finds_an_action_that_shares_no_word_with_it(index: ActionIndex) -> None:
+    assert index.vectors is not None and len(index.vectors) == 2
+    keys = [h.key for h in search(index, FindQuery(q=UMBRELLA)).hits]
+    assert keys[0] == "forecast"
+    page = search(index, FindQuery(q=UMBRELLA, explain=True))
+    for hit in page.hits:  # the explanation still sums to the score
+        assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
+
+
+def test_without_vectors_only_words_find(session: Session, tmp_path: Path) -> None:
+    _sites(session)
+    idx = ActionIndex.open(tmp_path / "index")
+    idx.sync(session)
+    assert [h.key for h in search(idx, FindQuery(q=UMBRELLA)).hits] == []
+
+
+def test_the_setting_decides_whether_a_vector_index_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A store of its own, committed: open_index reads it in transactions of its own.
+    engine = engine_for(f"sqlite:///{tmp_path / 'store.db'}", tmp_path)
+    migrate(engine)
+    with transaction(engine) as session:
+        _sites(session)
+    monkeypatch.delenv("ACTIONDEX_MEANING_FIRST_STAGE", raising=False)
+    assert Settings(_env_file=None).meaning_first_stage is False  # type: ignore[call-arg]
+    off = open_index(Settings(data_dir=tmp_path / "off"), engine, searching=True)
+    assert off.vectors is None  # nothing built, loaded or kept
+    assert off.count() == 2 and search(off, FindQuery(q=UMBRELLA)).hits == []  # words alone
+    monkeypatch.setenv("ACTIONDEX_MEANING_FIRST_STAGE", "true")
+    on = open_index(Settings(data_dir=tmp_path / "on"), engine, searching=True)
+    assert on.vectors is not None and len(on.vectors) == 2
+    assert [h.key for h in search(on, FindQuery(q=UMBRELLA)).hits][:1] == ["forecast"]
+    # A command that only writes (ingest, crawl) never keeps one, whatever the setting.
+    assert open_index(Settings(data_dir=tmp_path / "w"), engine).vectors is None
+    engine.dispose()
+
+
+def test_the_vector_stage_keeps_to_the_filters(index: ActionIndex) -> None:
+    assert search(index, FindQuery(q=UMBRELLA, site=["shop.example"])).hits == []
+
+
+def test_the_vector_index_follows_the_store(session: Session, index: ActionIndex) -> None:
+    add_site(
+        session,
+        "fly.example",
+        [{"name": "fares", "title": "Airfare search", "description": "Compare airline fares"}],
+        name="Fly",
+    )
+    index.sync(session)
+    assert index.vectors is not None and len(index.vectors) == 3
+    keys = [
+        h.key for h in search(index, FindQuery(q="cheapest way to get to Lisbon by plane")).hits
+    ]
+    assert keys[0] == "fares"
+
+
+def test_a_sites_nearest_action_is_a_candidate(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(meaning, "VECTOR_ACTIONS", 0)  # by the site's vector alone
+    keys = [h.key for h in search(index, FindQuery(q=UMBRELLA)).hits]
+    assert keys[0] == "forecast"
+
+
+def test_exact_search_over_many_rows_keeps_the_nearest() -> None:
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((50, 64))
+    rows = centres[rng.integers(0, 50, EXACT_ROWS * 2)] + 0.3 * rng.standard_normal(
+        (EXACT_ROWS * 2, 64)
+    )
+    steps = np.rint(rows / np.abs(rows).max(axis=1, keepdims=True) * 7).astype(np.int8)
+    matrix = Matrix.of(steps)
+    query = (centres[3] / np.linalg.norm(centres[3])).astype(np.float32)
+    found, cosines = matrix.nearest(query, 20)
+    exact = np.argsort(-matrix.cosines(query))[:20]
+    assert len(set(found) & set(exact)) >= 18
+    assert list(cosines) == sorted(cosines, reverse=True)
+
+
+def test_stored_vectors_are_read_as_the_build_works_them_out(
+    session: Session, index: ActionIndex
+) -> None:
+    from registry.index.vector_index import VectorIndex
+    from registry.index.vectors import query
+    from registry.store.parts_refresh import refresh_index_parts
+
+    assert index.vectors is not None
+    worked_out = index.vectors.search(query(UMBRELLA), 5, 2)
+    assert refresh_index_parts(session) == 2  # now each row holds its own part, vector last
+    stored = VectorIndex()
+    stored.follow(session)
+    read = stored.search(query(UMBRELLA), 5, 2)
+    assert read.ids == worked_out.ids and read.best_of_sites == worked_out.best_of_sites
+    assert read.cosines == pytest.approx(worked_out.cosines)
+
+
+def test_a_site_gone_from_the_store_leaves_the_vector_index(
+    session: Session, index: ActionIndex
+) -> None:
+    from sqlalchemy import delete
+
+    from registry.db.tables import Site
+
+    session.execute(delete(Site).where(Site.host == "sky.example"))
+    session.flush()
+    index.sync(session)  # a plain sync reads only changed sites: the deletion is unseen
+    assert index.vectors is not None and len(index.vectors) == 2
+    index.sync(session, full=True)
+    assert len(index.vectors) == 1
+    assert "forecast" not in [h.key for h in search(index, FindQuery(q=UMBRELLA)).hits]
