@@ -11,8 +11,7 @@ from pydantic import Field
 from registry.db.tables import Submission
 from registry.model.schemas import StrictModel
 from registry.model.statuses import OpenStatus, SubmissionStatus
-
-MAX_URL = 2048
+from registry.model.urls import MAX_URL
 
 
 class SubmissionRequest(StrictModel):

@@ -34,6 +34,7 @@ from api.bodies import bounded_body
 from api.errors import error_response, error_responses
 from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
+from registry.model.urls import MAX_URL
 from registry.placement import origin_of, place
 from registry.validate import ValidationReport, validate_placed
 
@@ -43,7 +44,6 @@ PER_CLIENT = 2  # of them for one client address
 # Case spelled out, not re.IGNORECASE: the pattern is also published in the OpenAPI schema.
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#][^\s]*)?")
 _DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
-MAX_URL = 2048
 # An origin registry.placement takes (an http(s) URL, or a bare host meaning https, whose host
 # is dot-separated labels of letters, digits, '-' and '_', with a port up to 65535), in a form
 # a schema can state.

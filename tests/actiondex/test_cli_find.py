@@ -100,7 +100,8 @@ def test_every_filter_of_the_api_is_an_option(store: Path) -> None:
 def test_flow_steps_show_their_titles(store: Path) -> None:
     [flow] = [r for r in found(store, "buy paper") if r["kind"] == "flow"]
     assert [s["title"] for s in flow["steps"]] == ["Pick the paper", "Check out the basket"]
-    proc = run(store, "find", "buy paper")
+    # Wide enough that the flow's cells (now with what it needs and costs) do not wrap
+    proc = run(store, "find", "buy paper", COLUMNS="220")
     assert "Pick the paper -> Check out the basket" in proc.stdout
     assert "oauth2 (orders:write)" in run(store, "find", "checkout", "--method", "POST").stdout
 

@@ -8,9 +8,16 @@ from pathlib import Path
 from harness.procs import AX, env_for
 
 
-def run(data_dir: Path, *args: str, db_url: str = "") -> subprocess.CompletedProcess[str]:
+def run(
+    data_dir: Path, *args: str, db_url: str = "", **extra: str
+) -> subprocess.CompletedProcess[str]:
+    """`actiondex ARGS` over ``data_dir``, with ``extra`` environment variables."""
     return subprocess.run(
-        [*AX, *args], env=env_for(data_dir, db_url), text=True, capture_output=True, timeout=120
+        [*AX, *args],
+        env=env_for(data_dir, db_url, **extra),
+        text=True,
+        capture_output=True,
+        timeout=120,
     )
 
 
