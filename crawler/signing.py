@@ -10,15 +10,12 @@ and is signed afresh for its own authority.
 
 from __future__ import annotations
 
-import datetime
+import base64
 import secrets
+import time
 from typing import Any
+from urllib.parse import urlsplit
 
-from http_message_signatures import (
-    HTTPMessageSignaturesException,
-    HTTPMessageSigner,
-    algorithms,
-)
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
 
@@ -28,43 +25,48 @@ from registry.identity import SigningKey, load_or_create
 
 TAG = "web-bot-auth"
 LABEL = "sig1"
-LIFETIME = datetime.timedelta(minutes=5)
+LIFETIME = 300  # seconds a signature is valid
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-class _Headers(dict[str, str]):
-    """What the signer reads and writes: str names and values."""
-
-
-class _Message:
-    def __init__(self, url: str, headers: dict[str, str]) -> None:
-        self.method = "GET"  # the resolver reads it; @method is not covered
-        self.url = url
-        self.headers = _Headers(headers)
+def authority(url: str) -> str:
+    """RFC 9421 2.2.3: the host, lowercased, and the port unless it is the scheme's default."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise ValueError(f"no host in {url!r}")
+    host = f"[{host}]" if ":" in host else host
+    port = parts.port
+    return host if port in (None, DEFAULT_PORTS.get(parts.scheme)) else f"{host}:{port}"
 
 
 class RequestSigner:
+    """Builds the signature base itself (two components, RFC 9421 2.5): the general-purpose
+    signer of http-message-signatures spends ~1.5 ms a request parsing what is known here; the
+    test verifies every request with that package's verifier."""
+
     def __init__(self, key: SigningKey, agent: str) -> None:
         self.key = key
-        self.agent = agent
-        self.signer = HTTPMessageSigner(signature_algorithm=algorithms.ED25519, key_resolver=key)
+        self.agent = f'"{agent}"' if agent else ""  # an sf-string; PUBLIC_URL is an origin
+        covered = '("@authority" "signature-agent")' if agent else '("@authority")'
+        self.params = f'{covered};keyid="{key.thumbprint}";alg="ed25519";'
 
     def headers_for(self, url: str) -> dict[str, str]:
         """Signature-Agent (when the registry has a public URL), Signature-Input, Signature."""
-        message = _Message(url, {"Signature-Agent": f'"{self.agent}"'} if self.agent else {})
-        now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
-        self.signer.sign(
-            message,
-            key_id=self.key.thumbprint,
-            created=now,
-            expires=now + LIFETIME,
-            nonce=secrets.token_urlsafe(32),
-            label=LABEL,
-            tag=TAG,
-            covered_component_ids=("@authority", "signature-agent")
-            if self.agent
-            else ("@authority",),
+        now = int(time.time())
+        params = (
+            f"{self.params}created={now};expires={now + LIFETIME};"
+            f'nonce="{secrets.token_urlsafe(32)}";tag="{TAG}"'
         )
-        return dict(message.headers)
+        lines = [f'"@authority": {authority(url)}']
+        if self.agent:
+            lines.append(f'"signature-agent": {self.agent}')
+        lines.append(f'"@signature-params": {params}')
+        signature = self.key.private.sign("\n".join(lines).encode("ascii"))
+        headers = {"Signature-Agent": self.agent} if self.agent else {}
+        headers["Signature-Input"] = f"{LABEL}={params}"
+        headers["Signature"] = f"{LABEL}=:{base64.b64encode(signature).decode('ascii')}:"
+        return headers
 
 
 class SigningMiddleware:
@@ -81,7 +83,7 @@ class SigningMiddleware:
     def process_request(self, request: Request) -> None:
         try:
             headers = self.signer.headers_for(request.url)
-        except HTTPMessageSignaturesException:
-            return  # a URL the signer cannot express (RFC 9421's syntax) goes out unsigned
+        except (ValueError, UnicodeEncodeError):
+            return  # a URL without a host, or not ASCII (never from Scrapy): sent unsigned
         for name, value in headers.items():
             request.headers[name] = value

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from fastapi.testclient import TestClient
-from http_message_signatures import HTTPMessageVerifier, algorithms
+from http_message_signatures import HTTPMessageVerifier, InvalidSignature, algorithms
 
 from api.app import create_app
 from harness.styles import agent_actions
@@ -140,3 +140,33 @@ def test_signing_is_off_when_the_setting_says_so(tmp_path: Path) -> None:
     sent = [headers for host, _, headers in web.log if host == SHOP]
     assert sent and not any("Signature" in h or "Signature-Input" in h for h in sent)
     assert not (data / "signing-key.jwk").exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "agent"),
+    [
+        ("https://Shop.Example/a?b=1", REGISTRY),  # default port left out, host lowercased
+        ("https://shop.example:8443/", REGISTRY),
+        ("http://[2001:db8::1]:8080/x", REGISTRY),
+        ("http://shop.example:80/", ""),  # no PUBLIC_URL: no Signature-Agent, @authority only
+    ],
+)
+def test_the_signer_builds_what_a_standard_verifier_accepts(
+    tmp_path: Path, url: str, agent: str
+) -> None:
+    from crawler.signing import RequestSigner
+    from registry.identity import load_or_create
+
+    key = load_or_create(Settings(data_dir=tmp_path))
+    headers = RequestSigner(key, agent).headers_for(url)
+    directory = Directory(key.directory())
+    verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519, key_resolver=directory)
+    required = ("@authority", "signature-agent") if agent else ("@authority",)
+    (result,) = verifier.verify(
+        Message("GET", url, headers), expect_tag="web-bot-auth", require_components=required
+    )
+    assert result.parameters["keyid"] == key.thumbprint
+    assert ("Signature-Agent" in headers) == bool(agent)
+    # Another authority, the same headers: refused.
+    with pytest.raises(InvalidSignature):
+        verifier.verify(Message("GET", "https://elsewhere.example/", headers))
