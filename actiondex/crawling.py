@@ -19,6 +19,7 @@ from crawler.run import run_crawl
 from crawler.targets import check_targets
 from registry.config import Settings
 from registry.db.engine import DB_AWAY, first_line
+from registry.identity import SigningKeyError, load_or_create
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,11 @@ def crawl_and_index(
     options = options or CrawlOptions()
     policy = make_policy(settings, resolve, allow_private)
     accepted = accepted_targets(targets, policy)
+    if settings.sign_requests:
+        try:  # made now if need be, so a broken key file is one line, not a Scrapy traceback
+            load_or_create(settings)
+        except (OSError, SigningKeyError) as exc:
+            raise UserError(f"the crawler's signing key: {exc}") from None
     engine = engine or open_store(settings)
     try:
         with _status(len(accepted), quiet) as progress:

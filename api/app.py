@@ -21,7 +21,7 @@ from api.mcp import http as mcp_http
 from api.metrics import StoreCollector, new_registry
 from api.observe import Observe, RequestMetrics
 from api.ratelimit import RateLimit
-from api.routes import actions, ard, find, health, runs, sites, submissions, validate
+from api.routes import actions, ard, find, health, identity, runs, sites, submissions, validate
 from api.web import install_web
 from api.web.validator import MAX_FORM
 from registry.config import Settings, get_settings
@@ -106,6 +106,7 @@ def create_app(
     app.include_router(submissions.router)
     app.include_router(ard.router)
     app.include_router(ard.well_known)
+    app.include_router(identity.router)
     install_web(app)
     # Not an APIRoute: the SDK answers every method on it, and /openapi.json leaves it out.
     app.router.routes.append(mcp_http.McpRoute(mcp))

@@ -94,6 +94,8 @@ def scrapy_settings(
             "crawler.middlewares.AddressGuardMiddleware": 990,
             "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
             "crawler.retry.BackoffRetryMiddleware": 550,
+            # After every middleware that sets headers, before the guard (off: SIGN_REQUESTS).
+            "crawler.signing.SigningMiddleware": 980,
         },
         "RETRY_HTTP_CODES": [429, 500, 502, 503, 504, 522, 524, 408],
         "ITEM_PIPELINES": {"crawler.pipelines.StorePipeline": 300},

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+README_CRAWLER = "https://github.com/actiondex/actiondex#the-crawler"
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ACTIONDEX_", env_file=".env", extra="ignore")
@@ -20,7 +22,15 @@ class Settings(BaseSettings):
     database_url: str = ""
     # Empty means: data_dir / "index".
     index_dir: Path | None = None
-    user_agent: str = "actiondex/0.1 (+https://github.com/actiondex/actiondex)"
+    # The crawler's User-Agent; empty: "actiondex/0.1 (+PAGE)", PAGE being PUBLIC_URL's
+    # /about/crawler (what the crawler does, how to opt out) or, without one, the README's.
+    user_agent: str = ""
+    # Where this registry's API is reached from the web (https://registry.example): the crawler's
+    # Signature-Agent (its key directory is PUBLIC_URL/.well-known/http-message-signatures-
+    # directory) and the page its User-Agent names. Empty: requests carry no Signature-Agent.
+    public_url: str = ""
+    # Sign every crawler request (RFC 9421, Web Bot Auth) with <data dir>/signing-key.jwk.
+    sign_requests: bool = True
     request_timeout: float = 30.0
     max_actions_per_site: int = 1000
     # Liveness probes (crawler/probes): seconds one probe of one endpoint may take in all (its
@@ -141,6 +151,22 @@ class Settings(BaseSettings):
         if value and not value.startswith(("sqlite", "postgresql")):
             raise ValueError("ACTIONDEX_DATABASE_URL must be a sqlite:// or postgresql:// URL")
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _origin(cls, value: str) -> str:
+        if value and not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?/?", value):
+            raise ValueError(
+                "ACTIONDEX_PUBLIC_URL must be an origin, e.g. https://registry.example"
+            )
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _named_user_agent(self) -> Settings:
+        if not self.user_agent:
+            page = f"{self.public_url}/about/crawler" if self.public_url else README_CRAWLER
+            self.user_agent = f"actiondex/0.1 (+{page})"
+        return self
 
     @model_validator(mode="after")
     def _ordered_recrawl_bounds(self) -> Settings:

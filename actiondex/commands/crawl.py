@@ -59,7 +59,12 @@ def crawl(
     allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references."""
+    """Crawl sites: robots.txt, well-known manifests, pages, sitemaps and references.
+
+    Every request is signed (Web Bot Auth: HTTP Message Signatures, Ed25519) with the key in \
+<data dir>/signing-key.jwk, made on the first crawl; ACTIONDEX_PUBLIC_URL names the \
+registry whose /.well-known/http-message-signatures-directory lists it, and \
+ACTIONDEX_SIGN_REQUESTS=false turns signing off."""
     from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
     options = CrawlOptions(max_pages=max_pages, delay=delay, index=not no_index)
