@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,15 +15,8 @@ from sqlalchemy import make_url
 from registry.model.codes import counted
 from registry.model.results import FindResponse, FindResult
 
-
-def _piped_width() -> int:
-    """Piped output gets COLUMNS when set (a positive number), else 120 rather than rich's
-    80, so tables stay readable in logs."""
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and 0 < int(columns) <= 1000 else 120
-
-
-out = Console(highlight=False, width=None if sys.stdout.isatty() else _piped_width())
+# Piped output gets 120 columns rather than rich's 80, so tables stay readable in logs.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True, highlight=False)
 
 

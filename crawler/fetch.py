@@ -12,6 +12,7 @@ from typing import Any
 from crawler.guard import AddressPolicy
 from crawler.runner import run_spider
 from crawler.settings import scrapy_settings
+from crawler.signing import KEEPS_NOTHING
 from crawler.sitestate import SiteResult
 from crawler.spiders.document import DocumentSpider
 from crawler.spiders.site import SiteSpider
@@ -49,4 +50,5 @@ def _fetch(spider: Any, settings: Settings, policy: AddressPolicy, **spider_args
     # same concurrency cap (a robots.txt Crawl-delay still wins: the spider applies it).
     config = scrapy_settings(settings, policy, delay=0.25)
     config["ITEM_PIPELINES"] = {}  # validation must never reach the store
+    config[KEEPS_NOTHING] = True  # nor leave a file: signed only with a key the store has
     return run_spider(spider, config, **spider_args).items

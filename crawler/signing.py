@@ -21,7 +21,7 @@ from scrapy.exceptions import NotConfigured
 
 from crawler.settings import REGISTRY_SETTING
 from registry.config import Settings
-from registry.identity import SigningKey, load_or_create
+from registry.identity import SigningKey, key_path, load_or_create
 
 TAG = "web-bot-auth"
 LABEL = "sig1"
@@ -69,6 +69,11 @@ class RequestSigner:
         return headers
 
 
+# Set by a fetch that stores nothing (`actiondex validate`, POST /validate): it signs with the
+# store's key when there is one, and never makes one.
+KEEPS_NOTHING = "ACTIONDEX_KEEPS_NOTHING"
+
+
 class SigningMiddleware:
     def __init__(self, signer: RequestSigner) -> None:
         self.signer = signer
@@ -78,6 +83,8 @@ class SigningMiddleware:
         settings: Settings | None = crawler.settings.get(REGISTRY_SETTING)
         if settings is None or not settings.sign_requests:
             raise NotConfigured("request signing is off")
+        if crawler.settings.getbool(KEEPS_NOTHING) and not key_path(settings).exists():
+            raise NotConfigured("a fetch that keeps nothing makes no key: sent unsigned")
         return cls(RequestSigner(load_or_create(settings), settings.public_url))
 
     def process_request(self, request: Request) -> None:
