@@ -57,15 +57,19 @@ def swap_current(root: Path, folder: Path) -> None:
     _fsync_dir(root)
 
 
-def remove_older(root: Path, keep: Path) -> None:
-    """Best effort: delete generations older than ``keep``. Newer ones may be being built.
+def remove_older(root: Path, keep: Path, spare: str | None = None) -> None:
+    """Best effort: delete generations older than ``keep`` except ``spare`` (the one ``current``
+    pointed at until now). Newer ones may be being built.
 
-    Open readers on Linux keep their mmapped files after the unlink.
+    The generation just replaced is spared until the next rebuild: a handle still on it (a
+    query in flight, or tantivy's meta.json watcher reloading after a late commit) opens its
+    segment files again, and a file deleted under that reload reads as a corrupt segment.
+    Readers that opened files before the unlink keep them (mmapped, on Linux).
     """
     limit = generation_number(keep.name) or 0
     for path in root.iterdir():
         number = generation_number(path.name)
-        if number is not None and number < limit:
+        if number is not None and number < limit and path.name != spare:
             shutil.rmtree(path, ignore_errors=True)
 
 

@@ -140,7 +140,8 @@ class ActionIndex:
         """Build a complete new generation from the store, then swap ``current`` to it.
 
         The old generation keeps serving until the swap (open handles move over on their next
-        query); a failed build is removed and leaves it serving.
+        query) and stays on disk until the next rebuild; a failed build is removed and leaves
+        it serving.
         """
         started = time.perf_counter()
         root = Path(path)
@@ -161,8 +162,9 @@ class ActionIndex:
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
+        previous = current_target(root)
         swap_current(root, folder)
-        remove_older(root, folder)
+        remove_older(root, folder, spare=previous)
         took = (time.perf_counter() - started) * 1000
         return SyncStats(
             generation_number(folder.name) or 0,

@@ -273,11 +273,14 @@ def test_rebuild_swaps_while_open_readers_keep_answering(
     session.flush()
     stats = ActionIndex.rebuild(tmp_path / "index", session)
     assert stats.generation == generation + 1 and stats.documents == 8
-    assert not (tmp_path / "index" / f"gen-{generation}").exists()  # old one removed
-    assert old_snapshot.num_docs == 8  # still readable after its files were unlinked
+    assert (tmp_path / "index" / f"gen-{generation}").exists()  # spared until the next rebuild
     assert reader.generation == generation + 1  # followed the symlink
     assert "purchase" in names(reader, "paperworld")  # the renamed site, from the new generation
     assert reader.sync(session).sites_indexed == 0  # the new generation's state is complete
+    ActionIndex.rebuild(tmp_path / "index", session)
+    left = sorted(p.name for p in (tmp_path / "index").iterdir())
+    assert left == ["current", f"gen-{generation + 1}", f"gen-{generation + 2}"]
+    assert old_snapshot.num_docs == 8  # still readable after its files were unlinked
 
 
 def test_failed_rebuild_leaves_the_old_generation_serving(
