@@ -42,11 +42,11 @@ browser: ## Install Debian's chromium for the browser tests when /usr/bin/chromi
 
 # scripts/test-postgres: the machine's PostgreSQL, or a private one when none answers.
 test: install-test browser ## Run the whole test suite on SQLite and PostgreSQL
-	scripts/test-postgres $(BIN)/python $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	scripts/test-postgres $(BIN)/python $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The tiers are in tests/tiers.py: no process started, no web crawled, no browser, SQLite only.
 test-fast: install-test ## The quick tier (about 900 tests, under a minute): run it after every change
-	$(BIN)/python -m pytest -m fast -n 2 -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m fast -n 2 --dist loadgroup -q $(PYTEST_ARGS)
 
 # mypy reads [tool.mypy] in pyproject.toml: registry/ only, strict, with pydantic's plugin.
 lint: install-test ## ruff check and ruff format --check over the code, then mypy (strict) over registry/

@@ -74,10 +74,14 @@ LABEL_DISAGREEMENTS = {
 # them either); they must say so with this code instead of being read.
 REFUSED_BY_SIZE = "too-large"
 
-pytestmark = pytest.mark.skipif(
-    not INVENTORY.is_file(),
-    reason=(f"no corpus at {CORPUS} (set ACTIONDEX_CORPUS_DIR to ../shared/corpus to run these)"),
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not INVENTORY.is_file(),
+        reason=f"no corpus at {CORPUS} (set ACTIONDEX_CORPUS_DIR to ../shared/corpus to run these)",
+    ),
+    # corpus() reads every file once per process (~10 s): one xdist worker runs them all.
+    pytest.mark.xdist_group("corpus"),
+]
 
 Entry = dict[str, Any]
 
