@@ -24,16 +24,8 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.interfaces import IHostnameResolver, IHostResolution, IResolutionReceiver
 from zope.interface import implementer
 
+from crawler.resolver import Resolution
 from crawler.settings import CONCURRENT_REQUESTS
-
-
-@implementer(IHostResolution)
-class _Resolution:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def cancel(self) -> None:
-        pass
 
 
 @implementer(IHostnameResolver)
@@ -58,7 +50,7 @@ class LoopbackResolver:
         addressTypes: Sequence[Any] | None = None,
         transportSemantics: str = "TCP",
     ) -> IHostResolution:
-        resolution = _Resolution(hostName)
+        resolution = Resolution(hostName)
         resolutionReceiver.resolutionBegan(resolution)
         resolutionReceiver.addressResolved(IPv4Address("TCP", "127.0.0.1", portNumber))
         resolutionReceiver.resolutionComplete()

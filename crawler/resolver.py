@@ -33,7 +33,9 @@ POLICY_SETTING = "ACTIONDEX_POLICY"
 
 
 @implementer(IHostResolution)
-class _Resolution:
+class Resolution:
+    """A lookup in progress, as resolvers hand it to their receiver; it cannot be cancelled."""
+
     def __init__(self, name: str) -> None:
         self.name = name
 
@@ -68,7 +70,7 @@ class _Vetting:
         if self.timer is not None and self.timer.active():
             self.timer.cancel()
         if not self.began:
-            self.receiver.resolutionBegan(_Resolution(self.host))
+            self.receiver.resolutionBegan(Resolution(self.host))
         if self.resolver.vet(self.host, self.port, self.addresses) is None:
             for address in self.addresses:
                 self.receiver.addressResolved(address)
@@ -111,7 +113,7 @@ class GuardedResolver:
     ) -> IHostResolution:
         mapped = self.policy.mapped_address(hostName, portNumber)
         if mapped is not None:
-            resolution = _Resolution(hostName)
+            resolution = Resolution(hostName)
             resolutionReceiver.resolutionBegan(resolution)
             resolutionReceiver.addressResolved(_address(mapped, portNumber))
             resolutionReceiver.resolutionComplete()

@@ -17,7 +17,7 @@ from zope.interface import implementer
 import crawler.guard
 import crawler.run
 from crawler.guard import AddressPolicy
-from crawler.resolver import GuardedResolver, _address, _Resolution
+from crawler.resolver import GuardedResolver, Resolution, _address
 from registry.config import Settings
 from registry.db.engine import make_engine, migrate
 
@@ -31,7 +31,7 @@ class _Flipping:
 
     def resolveHostName(self, receiver: Any, name: str, port: int = 0, *_: Any) -> Any:
         self.lookups += 1
-        resolution = _Resolution(name)
+        resolution = Resolution(name)
         receiver.resolutionBegan(resolution)
         receiver.addressResolved(_address("127.0.0.1" if self.lookups == 1 else "127.0.0.2", port))
         receiver.resolutionComplete()
