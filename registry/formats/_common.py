@@ -11,13 +11,14 @@ from registry.model.instructions import reads_as_instructions
 from registry.model.sanitize import (
     DESCRIPTION_MAX,
     INDEX_TEXT_MAX,
+    TITLE_MAX,
     clean_schema,
     clean_text,
     clean_text_checked,
     safe_name,
     shorten,
 )
-from registry.model.schemas import Diagnostic, Severity
+from registry.model.schemas import Diagnostic, Manifest, Severity
 from registry.model.urls import HTTP_METHODS
 
 Diagnostics = list[Diagnostic]
@@ -82,6 +83,19 @@ def site_text(
     ``described``)."""
     display, about = described(value, path, diags, extra)
     return display or None, about or None
+
+
+def named_manifest(data: dict[str, Any], diags: Diagnostics, **fields: Any) -> Manifest:
+    """A Manifest whose site is what the document says of itself: its ``name`` and
+    ``description`` (A2A cards, agents.json); ``fields`` are the rest."""
+    description, about = site_text(data.get("description"), "$.description", diags)
+    return Manifest(
+        diagnostics=diags,
+        site_name=clean_text(data.get("name"), TITLE_MAX) or None,
+        site_description=description,
+        site_about=about,
+        **fields,
+    )
 
 
 def beyond(value: Any, cap: int) -> str:

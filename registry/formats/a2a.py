@@ -19,7 +19,7 @@ from registry.formats._common import (
     as_list,
     described,
     diag,
-    site_text,
+    named_manifest,
     title_from,
 )
 from registry.formats._openapi import AUTH_TYPES
@@ -90,17 +90,7 @@ def to_manifest(
         for i, skill in enumerate(as_list(skills)[:MAX_SKILLS])
         if (a := _skill(skill, endpoint, auth, f"$.skills[{i}]", diags))
     ]
-    description, about = site_text(data.get("description"), "$.description", diags)
-    return Manifest(
-        site=site,
-        url=url,
-        format=NAME,
-        actions=actions,
-        diagnostics=diags,
-        site_name=clean_text(data.get("name"), TITLE_MAX) or None,
-        site_description=description,
-        site_about=about,
-    )
+    return named_manifest(data, diags, site=site, url=url, format=NAME, actions=actions)
 
 
 def _endpoint(card: dict[str, Any], url: str, diags: Diagnostics) -> str | None:

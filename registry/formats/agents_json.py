@@ -27,7 +27,7 @@ from registry.formats._common import (
     diag,
     http_method,
     json_schema,
-    site_text,
+    named_manifest,
     title_from,
 )
 from registry.formats._references import References
@@ -105,17 +105,8 @@ def to_manifest(data: Any, url: str, site: str, refs: References | None = None) 
             "list operations under actions[] (name, method, path, description), or "
             "publish /.well-known/agent-actions.json",
         )
-    description, about = site_text(data.get("description"), "$.description", diags)
-    return Manifest(
-        site=site,
-        url=url,
-        format=NAME,
-        actions=actions,
-        flows=flows,
-        diagnostics=diags,
-        site_name=clean_text(data.get("name"), TITLE_MAX) or None,
-        site_description=description,
-        site_about=about,
+    return named_manifest(
+        data, diags, site=site, url=url, format=NAME, actions=actions, flows=flows
     )
 
 
