@@ -23,8 +23,8 @@ from tests.helpers.stores import add_site
 UP, DOWN = "up.example", "down.example"
 
 
-def _sites(session: Session) -> None:
-    for host in (UP, DOWN):
+def _sites(session: Session, hosts: tuple[str, ...] | list[str] = (UP, DOWN)) -> None:
+    for host in hosts:
         add_site(
             session,
             host,
@@ -76,19 +76,7 @@ def test_an_unreachable_endpoint_ranks_below_live_ones_beyond_the_first_candidat
     saying the same: the unreachable ones are last wherever BM25 put them, and the ones past the
     window are not placed below it."""
     hosts = [f"agent-{i:02}.example" for i in range(CANDIDATES + 5)]
-    for host in hosts:
-        add_site(
-            session,
-            host,
-            [
-                {
-                    "name": "plan_trip",
-                    "title": "Plan a trip",
-                    "description": "Plans a trip by train across the country",
-                    "endpoint": f"https://{host}/a2a",
-                }
-            ],
-        )
+    _sites(session, hosts)
     outcomes = [_outcome(h, "live") for h in hosts]
     for down in (hosts[0], hosts[-1]):  # first and last by address: in and past the window
         outcomes[hosts.index(down)] = _outcome(down, "unreachable")
