@@ -28,6 +28,10 @@ class Refused(Exception):
     """The address guard refused the URL or the address it resolved to."""
 
 
+class NotAsked(Exception):
+    """The probe's manners kept it from asking (crawler/probes/polite.py: robots.txt)."""
+
+
 class TooLarge(Exception):
     """The answer was larger than a probe reads."""
 
