@@ -19,15 +19,9 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from crawler import robots
 from crawler.probes.transport import Late, NotAsked, Refused
-from crawler.robots import (
-    MAX_CRAWL_DELAY,
-    ROBOTS_MAX_BYTES,
-    Robots,
-    disallow_all,
-    parse_robots,
-    robots_agent,
-)
+from crawler.robots import Robots
 from crawler.signing import signed, signer_for
 from registry.config import Settings
 
@@ -46,7 +40,7 @@ class Polite:
     """One run's robots.txt rules (per origin, fetched once) and the crawler's signer."""
 
     def __init__(self, settings: Settings) -> None:
-        self.agent = robots_agent(settings.user_agent)
+        self.agent = robots.robots_agent(settings.user_agent)
         self.timeout = settings.probe_timeout
         self.signer = signer_for(settings)
         self.requests = 0  # robots.txt fetches (redirects included)
@@ -82,7 +76,7 @@ class Polite:
         """The Crawl-delay robots.txt of ``url``'s host asks (capped), or 0."""
         rules = self._rules.get(_origin(url))
         delay = rules.crawl_delay if isinstance(rules, Robots) else None
-        return min(delay or 0.0, MAX_CRAWL_DELAY)
+        return min(delay or 0.0, robots.MAX_CRAWL_DELAY)
 
     def rules(self, http: httpx2.Client, url: str) -> Robots | Unanswered:
         origin = _origin(url)
@@ -110,10 +104,10 @@ class Polite:
         finally:
             self._fetching.on = False
         if 200 <= status < 300:
-            return parse_robots(body, self.agent)
+            return robots.parse_robots(body, self.agent)
         if 400 <= status < 500 and status != 429:
             return Robots()  # RFC 9309 2.3.1.3: no rules, everything allowed
-        return disallow_all()  # 5xx and 429 (RFC 9309 2.3.1.4)
+        return robots.disallow_all()  # 5xx and 429 (RFC 9309 2.3.1.4)
 
 
 def _origin(url: str) -> str:
@@ -122,13 +116,13 @@ def _origin(url: str) -> str:
 
 
 def _head(response: httpx2.Response, deadline: float) -> bytes:
-    """The first ROBOTS_MAX_BYTES and a byte (parse_robots says it was cut), in time."""
+    """The first robots.ROBOTS_MAX_BYTES and a byte (parse_robots says it was cut), in time."""
     chunks, size = [], 0
     for chunk in response.iter_bytes():
         chunks.append(chunk)
         size += len(chunk)
         if time.monotonic() > deadline:
             raise Late("robots.txt took longer than a probe waits")
-        if size > ROBOTS_MAX_BYTES:
+        if size > robots.ROBOTS_MAX_BYTES:
             break
-    return b"".join(chunks)[: ROBOTS_MAX_BYTES + 1]
+    return b"".join(chunks)[: robots.ROBOTS_MAX_BYTES + 1]
