@@ -23,27 +23,36 @@ def nulls_left_out(schema: Any, value: Any) -> Any:
     """``value`` with every null an optional property holds left out."""
     if not isinstance(schema, dict):
         return value
-    return _walk(_applying(schema, [schema]), value, schema)
+    return _Walk(schema).walk([schema], value)
 
 
-def _walk(nodes: list[dict[str, Any]], value: Any, root: dict[str, Any]) -> Any:
-    if isinstance(value, list):
-        items = [n["items"] for n in nodes if isinstance(n.get("items"), dict)]
-        if not items:
+class _Walk:
+    """One input's walk; the schemas applying to a set of schemas are resolved once, however
+    many values they apply to (6,000 items of one array: one resolution)."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+        self.resolved: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+
+    def walk(self, start: list[Any], value: Any) -> Any:
+        if not isinstance(value, dict | list) or not start:
             return value
-        return [_walk(_applying(root, items), item, root) for item in value]
-    if not isinstance(value, dict):
-        return value
-    objects = [n for n in nodes if isinstance(n.get("properties"), dict)]
-    required = {name for n in nodes for name in required_names(n)}
-    out = {}
-    for key, item in value.items():
-        declared = [n["properties"][key] for n in objects if key in n["properties"]]
-        if item is None and declared and key not in required:
-            continue  # strict mode's "left out"
-        children = [d for d in declared if isinstance(d, dict)]
-        out[key] = _walk(_applying(root, children), item, root) if children else item
-    return out
+        key = tuple(id(node) for node in start)
+        if key not in self.resolved:
+            self.resolved[key] = _applying(self.root, start)
+        nodes = self.resolved[key]
+        if isinstance(value, list):
+            items = [n["items"] for n in nodes if isinstance(n.get("items"), dict)]
+            return [self.walk(items, item) for item in value] if items else value
+        objects = [n for n in nodes if isinstance(n.get("properties"), dict)]
+        required = {name for n in nodes for name in required_names(n)}
+        out = {}
+        for name, item in value.items():
+            declared = [n["properties"][name] for n in objects if name in n["properties"]]
+            if item is None and declared and name not in required:
+                continue  # strict mode's "left out"
+            out[name] = self.walk([d for d in declared if isinstance(d, dict)], item)
+        return out
 
 
 def _applying(root: dict[str, Any], start: list[Any]) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from registry.identity import load_or_create
 from registry.model.liveness import ProbeOutcome, ProbeTarget
 from registry.store.liveness import record
 from registry.store.rows import get_or_create_site, utcnow
-from tests.crawler.test_crawler_signing import Directory, Message
+from tests.helpers.signatures import Directory, Message
 
 pytestmark = pytest.mark.timeout(120)
 REGISTRY = "http://registry.test:8000"
