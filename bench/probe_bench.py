@@ -9,20 +9,24 @@ SDK's own server (2026-07-28 ``server/discover``), half an older one that knows 
 ``initialize``; the unreachable ones a closed port, plus one in a hundred that answers slower
 than the probe waits. Baseline row: one plain HTTP GET of each same endpoint through the same
 guarded client (what "is it up?" costs without asking the protocol, and all it can tell).
-Hosts are probed ``Settings.probe_concurrency`` at once, without the crawl delay.
+Hosts are probed ``Settings.probe_concurrency`` at once, without the crawl delay; the probe
+row counts each host's robots.txt request and signs every request, as a crawl's probes do.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx2
 
 from crawler.guard import AddressPolicy
 from crawler.probes import probe_all
+from crawler.probes.polite import Polite
 from crawler.probes.transport import client
 from harness.mcp_web import ProbeWeb
 from registry.config import Settings
@@ -57,10 +61,11 @@ def probes(web: ProbeWeb, names: list[str], policy: AddressPolicy, settings: Set
         ProbeTarget(h, web.url(h, "/mcp"), web.url(h, "/mcp"), "mcp", "handshake") for h in names
     ]
     started = time.monotonic()
-    outcomes = probe_all(targets, policy, settings, delay=0)
+    polite = Polite(settings)  # robots.txt once per host, every request signed
+    outcomes = probe_all(targets, policy, settings, delay=0, polite=polite)
     return {
         "seconds": time.monotonic() - started,
-        "requests": sum(o.requests for o in outcomes),
+        "requests": sum(o.requests for o in outcomes) + polite.requests,
         "outcomes": Counter(o.status for o in outcomes),
     }
 
@@ -75,10 +80,12 @@ def main() -> None:
     entries = {(h, web.port): "127.0.0.1" for h in names}
     entries |= {(h, web.dead_port): "127.0.0.1" for h in names}
     policy = AddressPolicy(resolve=entries)
-    settings = Settings(probe_timeout=args.timeout)
+    keys = tempfile.TemporaryDirectory()  # the signing key the probes make: not the user's
+    settings = Settings(probe_timeout=args.timeout, data_dir=Path(keys.name))
     rows = [("plain GET (baseline)", baseline(web, names, policy, settings))]
     rows.append(("liveness probes", probes(web, names, policy, settings)))
     web.stop()
+    keys.cleanup()
     per = 1000 / len(names)
     print(
         f"{len(names)} loopback endpoints, {settings.probe_concurrency} hosts at once, "

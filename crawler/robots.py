@@ -34,6 +34,12 @@ class Robots:
         return self.rules is None or bool(self.rules.can_fetch(url, agent))
 
 
+def robots_agent(user_agent: str) -> str:
+    """The product token robots.txt groups are matched against (``actiondex``): the crawler's
+    and the liveness probes' alike."""
+    return user_agent.split("/")[0]
+
+
 def parse_robots(body: bytes, agent: str) -> Robots:
     truncated = len(body) > ROBOTS_MAX_BYTES
     text = body[:ROBOTS_MAX_BYTES].decode("utf-8", "replace")

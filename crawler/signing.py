@@ -5,7 +5,8 @@ Each request carries ``Signature-Agent`` (the registry's origin, whose
 ``/.well-known/http-message-signatures-directory`` lists the public key) and a ``web-bot-auth``
 Ed25519 signature over ``@authority`` and ``signature-agent`` whose ``keyid`` is the key's JWK
 thumbprint, valid for a few minutes. A redirect or retry goes through ``process_request`` again
-and is signed afresh for its own authority.
+and is signed afresh for its own authority. The liveness probes (crawler/probes/polite.py) sign
+each of their requests with the same key and the same headers.
 """
 
 from __future__ import annotations
@@ -74,6 +75,23 @@ class RequestSigner:
 KEEPS_NOTHING = "ACTIONDEX_KEEPS_NOTHING"
 
 
+def signer_for(settings: Settings, keeps_nothing: bool = False) -> RequestSigner | None:
+    """The crawler's signer (the liveness probes sign with it too), or None when signing is
+    off, or when a fetch that keeps nothing finds no key (it never makes one)."""
+    if not settings.sign_requests or (keeps_nothing and not key_path(settings).exists()):
+        return None
+    return RequestSigner(load_or_create(settings), settings.public_url)
+
+
+def signed(signer: RequestSigner, url: str) -> dict[str, str]:
+    """The signature headers for ``url``; none for a URL without a host, or not ASCII (never
+    from Scrapy nor httpx): sent unsigned."""
+    try:
+        return signer.headers_for(url)
+    except (ValueError, UnicodeEncodeError):
+        return {}
+
+
 class SigningMiddleware:
     def __init__(self, signer: RequestSigner) -> None:
         self.signer = signer
@@ -83,14 +101,11 @@ class SigningMiddleware:
         settings: Settings | None = crawler.settings.get(REGISTRY_SETTING)
         if settings is None or not settings.sign_requests:
             raise NotConfigured("request signing is off")
-        if crawler.settings.getbool(KEEPS_NOTHING) and not key_path(settings).exists():
+        signer = signer_for(settings, keeps_nothing=crawler.settings.getbool(KEEPS_NOTHING))
+        if signer is None:
             raise NotConfigured("a fetch that keeps nothing makes no key: sent unsigned")
-        return cls(RequestSigner(load_or_create(settings), settings.public_url))
+        return cls(signer)
 
     def process_request(self, request: Request) -> None:
-        try:
-            headers = self.signer.headers_for(request.url)
-        except (ValueError, UnicodeEncodeError):
-            return  # a URL without a host, or not ASCII (never from Scrapy): sent unsigned
-        for name, value in headers.items():
+        for name, value in signed(self.signer, request.url).items():
             request.headers[name] = value

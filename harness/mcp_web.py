@@ -11,7 +11,8 @@ card naming its endpoint at ``/mcp``:
 - ``dead``: its card names a port nothing listens on.
 
 ``agent.a2a.test`` serves an A2A card; ``gone.a2a.test`` serves its card once, then 404.
-``requests`` counts what each host was asked (method, path, JSON-RPC method).
+``requests`` counts what each host was asked (method, path, JSON-RPC method), ``seen`` keeps
+each request's headers; ``robots`` gives a host a robots.txt (else 404: all allowed).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
 SLOW_SECONDS = 4.0
 CARD = "/.well-known/mcp/server-card.json"
@@ -95,6 +96,8 @@ class ProbeWeb:
         self.requests: Counter[tuple[str, str, str]] = Counter()
         self.gone_served = 0
         self.tool_calls: Counter[str] = Counter()
+        self.robots: dict[str, str] = {}  # host -> its robots.txt (else 404: all allowed)
+        self.seen: list[tuple[str, str, dict[str, str]]] = []  # (host, path, headers)
         self.mcp = sdk_server(self.tool_calls)
         self.sdk_app = self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
@@ -136,6 +139,7 @@ class ProbeWeb:
         self.requests[
             (host, request.method, request.url.path + (f" {method}" if method else ""))
         ] += 1
+        self.seen.append((host, request.url.path, dict(request.headers)))
         if sdk and request.url.path == "/mcp":
             await self.sdk_app(scope, request.receive, send)
             return
@@ -145,6 +149,8 @@ class ProbeWeb:
     async def _answer(self, host: str, request: Request) -> Response:
         name = kind_of(host)
         path = request.url.path
+        if path == "/robots.txt" and host in self.robots:
+            return PlainTextResponse(self.robots[host])
         if host.endswith(".mcp.test") and path == CARD:
             return JSONResponse(
                 {

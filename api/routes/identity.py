@@ -122,7 +122,10 @@ ABOUT = """<!doctype html>
 <p>This crawler reads the documents a site publishes for AI agents (agent manifests,
 OpenAPI descriptions, JSON-LD actions, robots.txt, sitemaps) and lists the actions they describe in
 an open registry. It asks for little: one request at a time per host, at least one second apart,
-slower when robots.txt says <code>Crawl-delay</code>, conditional requests on recrawls.</p>
+slower when robots.txt says <code>Crawl-delay</code>, conditional requests on recrawls.
+It also checks whether the agent endpoints a site lists answer, with their protocol's read-only
+handshake only (an MCP server's <code>initialize</code> and tool list, an A2A agent's card),
+never calling a tool; these checks obey robots.txt and are signed like every request.</p>
 <p>It sends <code>User-Agent: {agent}</code>. Every request is signed (HTTP Message Signatures,
 RFC 9421, as Web Bot Auth describes): the key is listed at
 <a href="{directory}">{directory}</a>.</p>

@@ -5,7 +5,8 @@ those whose next probe is due (``probe_due``). Each probe asks only its protocol
 handshake (crawler/probes/ask.py): an MCP server ``server/discover`` or ``initialize`` and
 ``tools/list``, an A2A agent its card, an ARD registry its catalog; a plain HTTP action is
 never called. Politeness: one client per host, that host's probes one after another with the
-crawl delay between them, the crawler's User-Agent, the address guard on every connection;
+crawl delay (or robots.txt's Crawl-delay) between them, the crawler's User-Agent, robots.txt
+and Web Bot Auth signature (crawler/probes/polite.py), the address guard on every connection;
 hosts are probed ``Settings.probe_concurrency`` at once.
 
 What they found goes to the store (registry/store/liveness.py), and a live MCP server's tools
@@ -27,6 +28,7 @@ from sqlalchemy import Engine
 
 from crawler.guard import AddressPolicy
 from crawler.probes.ask import probe, tools_body
+from crawler.probes.polite import Polite
 from crawler.probes.transport import client
 from registry.config import Settings
 from registry.db.engine import DB_AWAY, first_line, transaction
@@ -48,6 +50,7 @@ class ProbeSummary:
     requests: int = 0
     seconds: float = 0.0  # the probes' latencies added up (they run several hosts at once)
     tools: int = 0  # tools of live MCP servers now stored as actions
+    disallowed: int = 0  # endpoints robots.txt of their host disallows: not asked
     changed_sites: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -55,19 +58,26 @@ class ProbeSummary:
 
 
 def probe_all(
-    targets: Sequence[ProbeTarget], policy: AddressPolicy, settings: Settings, delay: float = 1.0
+    targets: Sequence[ProbeTarget],
+    policy: AddressPolicy,
+    settings: Settings,
+    delay: float = 1.0,
+    polite: Polite | None = None,
 ) -> list[ProbeOutcome]:
-    """Probe every target: hosts at once, each host's targets one after another."""
+    """Probe every target: hosts at once, each host's targets one after another, robots.txt
+    read before the first (``polite``: one run's rules and signer)."""
+    polite = polite or Polite(settings)
     by_host: dict[str, list[ProbeTarget]] = defaultdict(list)
     for target in targets:
         by_host[urlsplit(target.probe_url).netloc.lower()].append(target)
 
     def one_host(group: list[ProbeTarget]) -> list[ProbeOutcome]:
         found = []
-        with client(policy, settings.user_agent, settings.probe_timeout) as http:
+        with polite.attach(client(policy, settings.user_agent, settings.probe_timeout)) as http:
             for i, target in enumerate(group):
+                polite.rules(http, target.probe_url)  # fetched before the probe's clock starts
                 if i:
-                    time.sleep(delay)
+                    time.sleep(max(delay, polite.crawl_delay(target.probe_url)))
                 found.append(probe(target, http, settings.probe_timeout, settings.probe_max_bytes))
         return found
 
@@ -88,7 +98,9 @@ def probe_sites(
     except DB_AWAY as exc:  # the crawl is stored or spooled; its probes wait until due
         logger.warning("no probes after the crawl, database unavailable: %s", first_line(exc))
         return ProbeSummary()
-    return _store(engine, settings, probe_all(targets, policy, settings, delay), hosts)
+    polite = Polite(settings)
+    outcomes = probe_all(targets, policy, settings, delay, polite)
+    return _store(engine, settings, outcomes, hosts, polite.requests)
 
 
 def probe_due(
@@ -102,22 +114,33 @@ def probe_due(
     """Probe the endpoints whose next probe is due (of the hosts ``only``, when given)."""
     with transaction(engine) as session:
         targets = due_targets(session, utcnow(), limit, only)
-    return _store(engine, settings, probe_all(targets, policy, settings, delay), ())
+    polite = Polite(settings)
+    outcomes = probe_all(targets, policy, settings, delay, polite)
+    return _store(engine, settings, outcomes, (), polite.requests)
 
 
 def _store(
-    engine: Engine, settings: Settings, outcomes: list[ProbeOutcome], complete: Sequence[str]
+    engine: Engine,
+    settings: Settings,
+    outcomes: list[ProbeOutcome],
+    complete: Sequence[str],
+    robots_requests: int = 0,
 ) -> ProbeSummary:
+    """Store the verdicts; an endpoint robots.txt now disallows has none, and its stored one
+    is forgotten (the owner's word, as for a document: docs/RELIABILITY.md 56)."""
+    asked = [o for o in outcomes if not o.disallowed]
     summary = ProbeSummary(
-        endpoints=len(outcomes),
-        statuses=dict(Counter(o.status for o in outcomes)),
-        requests=sum(o.requests for o in outcomes),
-        seconds=round(sum((o.latency_ms or 0) for o in outcomes) / 1000, 3),
+        endpoints=len(asked),
+        statuses=dict(Counter(o.status for o in asked)),
+        requests=sum(o.requests for o in outcomes) + robots_requests,
+        seconds=round(sum((o.latency_ms or 0) for o in asked) / 1000, 3),
+        disallowed=len(outcomes) - len(asked),
     )
+    forget = [o.target for o in outcomes if o.disallowed]
     try:
-        changed = set(_promote_tools(engine, settings, outcomes, summary))
+        changed = set(_promote_tools(engine, settings, asked, summary))
         with transaction(engine) as session:
-            changed |= set(record(session, outcomes, complete))
+            changed |= set(record(session, asked, complete, forget))
     except DB_AWAY as exc:  # probes are redone when due; nothing else depends on them
         logger.warning("probe outcomes not stored, database unavailable: %s", first_line(exc))
         return summary

@@ -1,7 +1,8 @@
 """One probe of one endpoint: its protocol's read-only question, and the verdict
 (registry.model.liveness): ``live``, ``auth-required`` (with RFC 9728 metadata when the 401
 names it), ``not-protocol`` (HTTP answered, the protocol did not), ``unreachable`` (no HTTP
-answer in time, or the address guard refused it: nothing was sent)."""
+answer in time, or the address guard refused it: nothing was sent); or none, when robots.txt
+disallows it (crawler/probes/polite.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import httpx2
 
 from crawler.probes.auth import metadata_url, protected_resource
 from crawler.probes.handshake import AuthRequired, NotProtocol, Session, handshake, list_tools
+from crawler.probes.polite import Disallowed, Unanswered
 from crawler.probes.transport import Late, Refused, TooLarge, read
 from registry.formats import reads_as
 from registry.model.liveness import ProbeOutcome, ProbeTarget
@@ -44,6 +46,10 @@ def probe(
     except (NotProtocol, TooLarge) as exc:
         outcome.status, outcome.detail["reason"] = "not-protocol", str(exc)[:300]
         outcome.http_status = getattr(exc, "status", None) or session.last_status
+    except Disallowed as exc:
+        outcome.disallowed, outcome.detail["reason"] = True, str(exc)[:300]
+    except Unanswered as exc:  # its host did not answer for robots.txt: nothing else was sent
+        outcome.detail["reason"] = str(exc)
     except (Late, httpx2.TimeoutException):
         outcome.detail["reason"] = "timeout"
     except Refused as exc:

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 
-from crawler.probes.transport import Late, Refused, TooLarge, read
+from crawler.probes.transport import Late, NotAsked, Refused, TooLarge, read
 
 _RESOURCE_METADATA = re.compile(r'resource_metadata\s*=\s*"([^"]{1,2048})"', re.IGNORECASE)
 KEPT = ("resource", "authorization_servers", "scopes_supported", "bearer_methods_supported")
@@ -30,7 +30,7 @@ def protected_resource(client: httpx2.Client, url: str, deadline: float) -> dict
             if response.status_code != 200:
                 return None
             data = json.loads(read(response, METADATA_MAX_BYTES, deadline))
-    except (httpx2.HTTPError, Refused, TooLarge, Late, ValueError):  # the verdict stands
+    except (httpx2.HTTPError, NotAsked, Refused, TooLarge, Late, ValueError):  # the verdict stands
         return None
     if not isinstance(data, dict) or not isinstance(data.get("resource"), str):
         return None

@@ -28,6 +28,10 @@ class Refused(Exception):
     """The address guard refused the URL or the address it resolved to."""
 
 
+class NotAsked(Exception):
+    """The probe's manners kept it from asking (crawler/probes/polite.py: robots.txt)."""
+
+
 class TooLarge(Exception):
     """The answer was larger than a probe reads."""
 
@@ -119,7 +123,7 @@ def events(response: httpx2.Response, max_bytes: int, deadline: float) -> Iterat
     """The ``data`` of each server-sent event, as they come, within the same bounds."""
     size, data, pending = 0, [], ""
     for chunk in response.iter_text():
-        size += len(chunk)
+        size += len(chunk.encode("utf-8", "surrogatepass"))  # bytes, not characters
         if size > max_bytes:
             raise TooLarge(f"the answer is larger than {max_bytes} bytes")
         if time.monotonic() > deadline:

@@ -18,7 +18,14 @@ from twisted.python.failure import Failure
 from crawler.discovery import Discovery
 from crawler.memory import Memory
 from crawler.responses import classify
-from crawler.robots import MAX_CRAWL_DELAY, ROBOTS_MAX_BYTES, Robots, disallow_all, parse_robots
+from crawler.robots import (
+    MAX_CRAWL_DELAY,
+    ROBOTS_MAX_BYTES,
+    Robots,
+    disallow_all,
+    parse_robots,
+    robots_agent,
+)
 from crawler.settings import MANIFEST_MAXSIZE, PAGE_MAXSIZE
 from crawler.sitemaps import SITEMAP_MAXSIZE
 from crawler.sitestate import SiteState, fingerprint
@@ -70,7 +77,7 @@ class SiteSpider(Spider):
 
     @property
     def agent(self) -> str:
-        return str(self.settings.get("USER_AGENT", "actiondex")).split("/")[0]
+        return robots_agent(str(self.settings.get("USER_AGENT", "actiondex")))
 
     async def start(self) -> AsyncIterator[Any]:
         for site in self.sites.values():

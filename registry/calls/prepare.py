@@ -3,7 +3,8 @@
 approval_reasons, cost, scope, auth}``. Nothing is sent anywhere.
 
 The input is checked against the action's input schema first (registry.calls.input_check: every
-problem, each with its JSON path). Then each field goes where the action says:
+problem, each with its JSON path), a null in an optional field taken as left out, as strict
+tool definitions send it (registry.calls.nulls). Then each field goes where the action says:
 - a field marked ``x-in`` (OpenAPI parameters: path, query, header, cookie, formData) goes
   there; the one marked ``x-in: body`` is the whole request body;
 - otherwise a field named in the endpoint's RFC 6570 template fills it, and the rest go to the
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from registry.calls.input_check import SchemaProblem, TooComplex, input_problems, size_problems
+from registry.calls.nulls import nulls_left_out
 from registry.calls.protocols import NotPlannable, rpc_of, rpc_request
 from registry.calls.uritemplate import TemplateError, expand, simple_variables, variables
 from registry.model.effects import approval_reasons
@@ -71,6 +73,7 @@ def prepare_call(action: dict[str, Any], input: dict[str, Any]) -> dict[str, Any
         except NotPlannable as exc:
             raise _refuse(str(exc)) from None
     schema = action.get("input_schema") or {}
+    input = nulls_left_out(schema, input)  # an optional field's null: strict mode's "left out"
     try:
         problems = input_problems(schema, input) if isinstance(schema, dict) else []
     except SchemaProblem as exc:

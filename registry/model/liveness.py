@@ -81,6 +81,8 @@ class ProbeOutcome:
     detail: dict[str, Any] = field(default_factory=dict)  # era, reason, auth metadata, tools
     tools: dict[str, Any] | None = None  # an MCP server's tools/list, answered without auth
     ttl: timedelta | None = None  # the server's own hint (ttlMs) of how long its answer holds
+    # robots.txt of its host disallowed it: not asked, no verdict (its stored one is forgotten)
+    disallowed: bool = False
 
     def next_probe(self) -> datetime:
         wait = NEXT_PROBE[self.status]

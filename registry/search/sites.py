@@ -16,7 +16,7 @@ action of each of several sites; MetaTool has one action per site, so it cannot 
 
 from __future__ import annotations
 
-import itertools
+import heapq
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -26,14 +26,14 @@ import tantivy
 from registry.search.page import Docs, Hit, load, unfolded
 
 CANDIDATES, SUPPORT, SUPPORTERS = 20, 0.05, 4
-# An action whose endpoint did not answer its last liveness probe scores this much of its score
-# among the candidates: below an equal one that answers, above a much weaker one.
+# An action whose endpoint did not answer its last liveness probe scores this much of its score,
+# wherever it is among the candidates: below an equal one that answers, above a much weaker one.
 UNREACHABLE = 0.5
 
 
 def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> Iterator[Hit]:
     """``found`` (best first) as hits, best first, each site's best among the first
-    CANDIDATES with its site's support."""
+    CANDIDATES with its site's support, and every unreachable one demoted (``_demoted``)."""
     top = [load(docs, score, address) for score, address in found[:CANDIDATES]]
     top.sort(key=lambda hit: (-hit.score, hit.cross))  # at equal score, same origin first
     scores: dict[str, list[float]] = {}
@@ -43,11 +43,31 @@ def supported(docs: Docs, found: Sequence[tuple[float, tantivy.DocAddress]]) -> 
         tail = scores.pop(hit.site, [])[1 : SUPPORTERS + 1]  # popped: only at its site's best
         hit.support = SUPPORT * sum(score / k for k, score in enumerate(tail, 1))
         hit.score += hit.support
-        if hit.live == "unreachable":  # it may be gone: below one that answers
-            hit.score *= UNREACHABLE
-    top.sort(key=lambda hit: (-hit.score, hit.cross))
-    rest = (load(docs, score, address) for score, address in found[CANDIDATES:])
-    return itertools.chain(top, rest)
+    return _demoted(top, docs, found[CANDIDATES:])
+
+
+def _demoted(
+    top: list[Hit], docs: Docs, rest: Sequence[tuple[float, tantivy.DocAddress]]
+) -> Iterator[Hit]:
+    """``top`` then ``rest``, every unreachable hit at UNREACHABLE of its score, best first
+    across all of them: a hit waits until no hit not yet loaded can score more (a demoted
+    score is at most the score it had), so ``rest`` is read only as far as a page draws."""
+    waiting: list[tuple[float, bool, int, Hit]] = []
+    for order, hit in enumerate(top):
+        heapq.heappush(waiting, (-_demote(hit), hit.cross, order, hit))
+    for order, (score, address) in enumerate(rest, len(top)):
+        while waiting and -waiting[0][0] >= score:
+            yield heapq.heappop(waiting)[-1]
+        hit = load(docs, score, address)
+        heapq.heappush(waiting, (-_demote(hit), hit.cross, order, hit))
+    while waiting:
+        yield heapq.heappop(waiting)[-1]
+
+
+def _demote(hit: Hit) -> float:
+    if hit.live == "unreachable":  # it may be gone: below one that answers
+        hit.score *= UNREACHABLE
+    return hit.score
 
 
 @dataclass

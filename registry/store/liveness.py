@@ -81,13 +81,17 @@ def due_targets(
 
 
 def record(
-    session: Session, outcomes: Iterable[ProbeOutcome], complete: Sequence[str] = ()
+    session: Session,
+    outcomes: Iterable[ProbeOutcome],
+    complete: Sequence[str] = (),
+    forget: Iterable[ProbeTarget] = (),
 ) -> list[str]:
     """Store what the probes found; for the hosts in ``complete`` (every endpoint of theirs
-    was probed just now) forget endpoints they no longer list. Returns the hosts whose
-    endpoints' statuses changed: they are renumbered last (registry.db.clock)."""
-    outcomes = list(outcomes)
-    hosts = {o.target.host for o in outcomes} | set(complete)
+    was probed just now) forget endpoints they no longer list, and forget the endpoints in
+    ``forget`` (robots.txt now disallows them). Returns the hosts whose endpoints' statuses
+    changed: they are renumbered last (registry.db.clock)."""
+    outcomes, forget = list(outcomes), list(forget)
+    hosts = {o.target.host for o in outcomes} | set(complete) | {t.host for t in forget}
     sites = {s.host: s for s in session.scalars(select(Site).where(Site.host.in_(hosts)))}
     rows = {
         (r.site_id, r.endpoint): r
@@ -113,16 +117,17 @@ def record(
         if row.status != outcome.status:
             changed.add(site.host)
         _fill(row, outcome)
-    for host in complete:
-        site = sites.get(host)
-        gone = [k for k in rows if site is not None and k[0] == site.id and k not in seen]
-        for site_id, endpoint in gone:
-            changed.add(host)
-            session.execute(
-                delete(EndpointLiveness).where(
-                    EndpointLiveness.site_id == site_id, EndpointLiveness.endpoint == endpoint
-                )
+    ids = {site.id for host, site in sites.items() if host in complete}
+    gone = {k for k in rows if k[0] in ids and k not in seen}
+    gone |= {(sites[t.host].id, t.endpoint) for t in forget if t.host in sites} & rows.keys()
+    hosts_by_id = {site.id: host for host, site in sites.items()}
+    for site_id, endpoint in sorted(gone):
+        changed.add(hosts_by_id[site_id])
+        session.execute(
+            delete(EndpointLiveness).where(
+                EndpointLiveness.site_id == site_id, EndpointLiveness.endpoint == endpoint
             )
+        )
     session.flush()
     for host in sorted(changed):  # last: the clock's lock is held until the commit
         sites[host].change_seq = next_change(session)

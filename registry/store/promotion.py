@@ -24,6 +24,7 @@ from registry.formats import NORMALISER_VERSION
 from registry.model.schemas import FetchFailure
 from registry.normalising import NormalisedDocument, SiteUpdate
 from registry.store.history import Changes
+from registry.store.live_tools import drop_listed_twice
 from registry.store.reciprocal import verified_manifest, verify_named
 from registry.store.rows import (
     action_rows,
@@ -96,6 +97,8 @@ def promote_site(
         changes.begin()
         budget = _replace_document(session, site, row, doc, budget, now)
         result.changed = True
+    if result.changed:  # a card's tool and the live tools/list's: one action, the live one
+        drop_listed_twice(session, site.id)
     changes.close(reason)
     # Removals after replacements, each kind its own history entry: tombstones, then robots.
     for kind in ("tombstone", "robots"):

@@ -15,6 +15,7 @@ from registry.db.tables import EndpointLiveness, Site
 from registry.index import ActionIndex
 from registry.model.liveness import ProbeOutcome, ProbeTarget
 from registry.search import FindQuery, find
+from registry.search.sites import CANDIDATES
 from registry.store.liveness import due_targets, probe_targets, record
 from registry.store.rows import utcnow
 from tests.helpers.stores import add_site
@@ -22,8 +23,8 @@ from tests.helpers.stores import add_site
 UP, DOWN = "up.example", "down.example"
 
 
-def _sites(session: Session) -> None:
-    for host in (UP, DOWN):
+def _sites(session: Session, hosts: tuple[str, ...] | list[str] = (UP, DOWN)) -> None:
+    for host in hosts:
         add_site(
             session,
             host,
@@ -66,6 +67,29 @@ def test_outcomes_are_recorded_shown_filtered_and_ranked(session: Session, tmp_p
     assert record(session, [], complete=[DOWN]) == [DOWN]
     hosts = set(session.scalars(select(EndpointLiveness.endpoint)))
     assert hosts == {f"https://{UP}/a2a"}
+
+
+def test_an_unreachable_endpoint_ranks_below_live_ones_beyond_the_first_candidates(
+    session: Session, tmp_path: Path
+) -> None:
+    """More candidates than the site-support window (registry.search.sites.CANDIDATES), all
+    saying the same: the unreachable ones are last wherever BM25 put them, and the ones past the
+    window are not placed below it."""
+    hosts = [f"agent-{i:02}.example" for i in range(CANDIDATES + 5)]
+    _sites(session, hosts)
+    outcomes = [_outcome(h, "live") for h in hosts]
+    for down in (hosts[0], hosts[-1]):  # first and last by address: in and past the window
+        outcomes[hosts.index(down)] = _outcome(down, "unreachable")
+    record(session, outcomes)
+    index = ActionIndex.open(tmp_path / "index")
+    index.sync(session)
+    query = FindQuery(q="plan a trip by train", origin="any", limit=len(hosts))
+    found = find(index, query).results
+    assert len(found) == len(hosts)
+    statuses = [r.liveness.status for r in found if r.liveness is not None]
+    assert statuses == ["live"] * (len(hosts) - 2) + ["unreachable"] * 2
+    scores = [r.score for r in found]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_the_next_probe_follows_the_verdict_and_the_servers_hint(session: Session) -> None:
