@@ -77,6 +77,7 @@ def _tool(item: dict[str, Any], shape: str) -> dict[str, Any]:
     operation_id="prepare_call",
     responses=error_responses(
         404,
+        409,
         413,
         422,
         429,
@@ -84,14 +85,15 @@ def _tool(item: dict[str, Any], shape: str) -> dict[str, Any]:
         503,
         text={
             **STORE_TEXT,
-            422: (
-                "The input breaks the action's input schema (`invalid-input`: every problem in "
-                "`problems`, `field` the first one's JSON path), the action cannot be called "
-                "(`not-callable`: no endpoint, or an input schema that references outside itself "
-                "or is too large), checking the input would take too long (`too-complex`), or the "
-                "body "
-                'is no {"input": {...}} (`invalid-parameter`)'
+            409: (
+                "The request is well formed, but this action cannot take it: the input breaks the "
+                "action's own input schema (`invalid-input`: every problem in `problems`, `field` "
+                "the first one's JSON path), the action cannot be called (`not-callable`: no "
+                "endpoint, or an input schema that references outside itself or is too large), or "
+                "checking the input would take too long (`too-complex`). Each action's input "
+                "schema is data (GET /actions/{id}), not this document's"
             ),
+            422: 'The body is no {"input": {...}} (`invalid-parameter`)',
         },
     ),
     openapi_extra={
@@ -130,7 +132,8 @@ def _prepare(action: dict[str, Any], value: dict[str, Any]) -> JSONResponse:
     except PrepareError as exc:
         field = exc.problems[0]["path"] if exc.code == "invalid-input" else None
         message = "; ".join(f"{p['path']}: {p['message']}" for p in exc.problems)
-        return error_response(422, exc.code, message[:4000], field, problems=exc.problems)
+        # 409, not 422: the body fits this API's schema; the action's own data refuses it.
+        return error_response(409, exc.code, message[:4000], field, problems=exc.problems)
 
 
 def _not_json(constant: str) -> None:
