@@ -3,7 +3,6 @@ the id /find gave, and the exact request that would call an action (never sent).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request, Response
@@ -11,7 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from api import threaded
-from api.bodies import bounded_body
+from api.bodies import bounded_body, strict_json
 from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
@@ -136,13 +135,9 @@ def _prepare(action: dict[str, Any], value: dict[str, Any]) -> JSONResponse:
         return error_response(409, exc.code, message[:4000], field, problems=exc.problems)
 
 
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity
-
-
 def _input(body: bytes) -> dict[str, Any] | JSONResponse:
     try:
-        data = json.loads(body, parse_constant=_not_json)
+        data = strict_json(body)
     except (ValueError, RecursionError):
         return error_response(422, "invalid-parameter", "the body is not JSON", "body")
     if not isinstance(data, dict) or set(data) - {"input"}:

@@ -30,7 +30,8 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator
 from starlette.concurrency import run_in_threadpool
 
-from api.bodies import bounded_body
+from api.bodies import bounded_body, strict_json
+from api.csrf import json_media
 from api.errors import error_response, error_responses
 from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
@@ -82,8 +83,13 @@ def _origin(value: str | None) -> str | None:
         503,
         504,
         text={
+            403: "The crawler's address guard refuses the `url` (`refused`, with the reason: a "
+            "non-public address, a non-web port, a port outside 1-65535, control characters), "
+            "or the request came from a page on another origin (`cross-origin`)",
+            422: "A query parameter or the body breaks this schema (`invalid-parameter`): a "
+            "`url` that is no http(s) URL or domain, a body sent as JSON that is not JSON",
             429: "Too many requests from this client (`rate-limited`), or this client already "
-            f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After"
+            f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After",
         },
     ),
     openapi_extra=validate_body(
@@ -109,6 +115,9 @@ async def validate(
     body = await bounded_body(request, MAX_BYTES)
     if body is None:
         return error_response(413, "too-large", f"the body is larger than {MAX_BYTES} bytes")
+    syntax = _not_json(request, body)
+    if syntax:
+        return error_response(422, "invalid-parameter", syntax, "body")
     url = _url_form(body)
     if url is None:
         try:
@@ -140,6 +149,22 @@ def fetch_target(url: Any) -> str | None:
 def body_report(body: bytes, origin: str | None) -> ValidationReport:
     """The posted document's report; ValueError when ``origin`` is not a site."""
     return validate_placed(place(body, origin=origin))
+
+
+def _not_json(request: Request, body: bytes) -> str | None:
+    """Why a body sent as JSON is not JSON, or None. A document that may not parse goes as
+    application/octet-stream (or with no Content-Type), and its report names the problem."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not body.strip() or not json_media(media):
+        return None
+    try:
+        strict_json(body)
+    except (ValueError, RecursionError) as exc:
+        return (
+            f"the body is not JSON ({str(exc)[:200]}); to have a document that may not parse "
+            "reported, send it as application/octet-stream"
+        )
+    return None
 
 
 def _url_form(body: bytes) -> Any:
@@ -228,7 +253,8 @@ def fetch_report(request: Request, url: str, flags: list[str]) -> JSONResponse:
     finally:
         slots.give(client)
     if done.returncode == 2:  # the command's "bad input" exit: a refused or malformed URL
-        return error_response(422, "invalid-parameter", _child_error(done.stdout), "url")
+        # 403, as POST /submissions: the url fits the schema; the address guard refuses it.
+        return error_response(403, "refused", _child_error(done.stdout), "url")
     try:
         return JSONResponse(json.loads(done.stdout))
     except ValueError:

@@ -5,7 +5,7 @@ site's action set last changed (``changed_at``), else when it was first stored. 
 stamps ``changed_at`` with the time it runs, so a site that changes while a mirror pages
 through the list moves behind the mirror's cursor and is listed again, once, with its new
 version: nothing is missed and nothing is listed twice for the same change. The cursor is
-``<updated_at in microseconds since 1970>~<host>`` (CURSOR_PATTERN, published in the OpenAPI
+``<updated_at in microseconds since 1970>~<host>`` (SITE_CURSOR_PATTERN, published in the OpenAPI
 document): every token of that shape is a place in the order, so none that matches it is
 refused; the host, unique, breaks ties. On
 PostgreSQL a page is one range of the index ix_sites_change_order (migration 0005): 9 ms a
@@ -35,8 +35,8 @@ from registry.store.keyset import BadCursor
 # A cursor: a time in microseconds since 1970 (any integer of up to 18 digits: one past the
 # ends of time reads as that end), "~", and the host as the sites table holds it (<= 255
 # printable ASCII characters, an A-label or a bracketed IPv6 address; room for escapes).
-CURSOR_PATTERN = r"^-?[0-9]{1,18}~[!-~]{1,1024}$"
-_CURSOR = re.compile(CURSOR_PATTERN)
+SITE_CURSOR_PATTERN = r"^-?[0-9]{1,18}~[!-~]{1,1024}$"
+_CURSOR = re.compile(SITE_CURSOR_PATTERN)
 _EPOCH = datetime(1970, 1, 1)
 RECENT_RUNS = 50  # how many of the latest crawl runs a site's "last crawl" is looked for in
 _updated = SITE_CHANGE_ORDER

@@ -46,14 +46,29 @@ def test_post_a_manifest(client: TestClient) -> None:
     assert codes(broken) == {"json-parse-error": "error"}
 
 
+@pytest.mark.parametrize("body", [b"\x00", b"{not json", b"NaN", b'{"a": Infinity}'])
+def test_a_body_sent_as_json_must_be_json(client: TestClient, body: bytes) -> None:
+    """Issue 21 (schemathesis): bytes that are no JSON sent as application/json were a 200
+    report. The OpenAPI document says where such bytes go (application/octet-stream, or no
+    Content-Type), and there they are reported."""
+    as_json = client.post("/validate", content=body, headers={"content-type": "application/json"})
+    error = as_json.json()["error"]
+    assert as_json.status_code == 422 and error["field"] == "body", as_json.text
+    assert "application/octet-stream" in error["message"]
+    raw = client.post(
+        "/validate", content=body, headers={"content-type": "application/octet-stream"}
+    )
+    assert raw.status_code == 200 and any(codes(raw.json()).values()), raw.text
+
+
 @pytest.mark.parametrize(
     "body,status,field",
     [
-        ({"url": "http://127.0.0.1:9/"}, 422, "url"),
+        ({"url": "http://127.0.0.1:9/"}, 403, "url"),  # the guard's refusal (issue 21)
         ({"url": "--allow-private"}, 422, "url"),
         ({"url": "pyproject.toml/x"}, 422, "url"),
         ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
-        ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
+        ({"url": "https://shop.invalid/a%0d%0ab.json"}, 403, "url"),
         # the guard let it pass, the crawl could not read the host: was 200 `internal-error`
         ({"url": "http://127%2e0.0.1:9/"}, 422, "url"),
         ({"url": "https://shop%2eexample/"}, 422, "url"),
@@ -88,7 +103,7 @@ def test_post_url_never_reaches_private_addresses(client: TestClient, web: DemoW
     before = len(web.requests())
     response = client.post("/validate", json={"url": f"http://localhost:{web.port}/"})
     # localhost names are loopback (RFC 6761): refused up front, as 127.0.0.1 is
-    assert response.status_code == 422 and "loopback" in response.json()["error"]["message"]
+    assert response.status_code == 403 and "loopback" in response.json()["error"]["message"]
     assert len(web.requests()) == before  # the server saw nothing
 
 

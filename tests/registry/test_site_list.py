@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry.store.keyset import BadCursor
-from registry.store.site_list import CURSOR_PATTERN, cursor_after, list_sites
+from registry.store.site_list import SITE_CURSOR_PATTERN, cursor_after, list_sites
 from tests.helpers.stores import add_site, promote_manifest
 
 T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site
@@ -107,10 +107,10 @@ def test_every_token_of_the_published_shape_is_a_place_in_the_list(
     """Issue 21 (schemathesis): GET /sites refused `cursor=0`, which its schema allowed. The
     pattern in the OpenAPI document is the whole rule: a token that matches it is a place in
     the order (past either end of time: that end), and every token handed out matches it."""
-    assert re.fullmatch(CURSOR_PATTERN, token)
+    assert re.fullmatch(SITE_CURSOR_PATTERN, token)
     list_sites(session, limit=2, cursor=token)
     crawl(session, "one.cursor.example", T0)
     crawl(session, "two.cursor.example", T0 + timedelta(seconds=1))
     page, handed = list_sites(session, limit=1)
-    assert handed and re.fullmatch(CURSOR_PATTERN, handed)
-    assert re.fullmatch(CURSOR_PATTERN, cursor_after(page, None) or "")
+    assert handed and re.fullmatch(SITE_CURSOR_PATTERN, handed)
+    assert re.fullmatch(SITE_CURSOR_PATTERN, cursor_after(page, None) or "")
