@@ -35,6 +35,7 @@ class Run:
     examples: int
     seconds: float = 0.0
     report: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
 
     def findings(self) -> dict[str, list[str]]:
         """operation -> the codes of the failures (and "error" for errors) found on it."""
@@ -62,13 +63,15 @@ def fuzz(base: str, run: Run, workdir: Path) -> None:
     # In its own folder: schemathesis keeps a replay store in the working directory.
     folder = workdir / run.name
     folder.mkdir()
-    subprocess.run(
+    done = subprocess.run(
         command(base, run.examples, run.seed, report),
         env=environment(),
         cwd=folder,
         capture_output=True,
+        text=True,
         check=False,
     )
+    run.output = done.stdout
     run.seconds = time.monotonic() - started
     run.report = json.loads(report.read_text()) if report.exists() else {"errors": [{}]}
 
@@ -114,6 +117,10 @@ def main() -> None:
                 fuzz(base, run, Path(tmp))
                 print(f"{run.name}: {run.seconds:.0f} s", flush=True)
     print(tables(runs))
+    for run in runs:  # how to replay each finding
+        for line in run.output.splitlines():
+            if line.strip().startswith("curl -X"):
+                print(f"{run.name}: {line.strip()[:300]}")
     raise SystemExit(1 if any(run.findings() for run in runs) else 0)
 
 

@@ -48,7 +48,8 @@ _DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
 # An origin registry.placement takes (an http(s) URL, or a bare host meaning https, whose host
 # is dot-separated labels of letters, digits, '-' and '_', with a port up to 65535), in a form
 # a schema can state.
-_PORT = r"(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+# A port 1-65535 without leading zeros (0 is no port a site is served on: intake_url refuses it).
+_PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 ORIGIN = (
     r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
     rf"(?::{_PORT})?(?:[/?#][!-~]*)?$"
