@@ -121,7 +121,7 @@ ACCEPTED = {
     "type = 'application/mcp-server-card+json' AND updatedAfter > '2026-01-01'",
     "updated_since": "must be a date and time with its zone, e.g. 2026-12-01T12:00:00Z",
     "cursor": "must be the next_cursor of an earlier answer: a whole number such as 1234",
-    "origin": "must be a host or an http(s) URL, such as shop.example",
+    "origin": "must be a host or an http(s) URL (a port from 1 to 65535), such as shop.example",
 }
 # GET /sites pages by a place in its change order, not by a row id.
 SITE_CURSOR = (

@@ -32,7 +32,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.bodies import bounded_body, strict_json
 from api.csrf import json_media
-from api.errors import error_response, error_responses
+from api.errors import ACCEPTED, error_response, error_responses
 from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
 from registry.model.urls import MAX_URL
@@ -55,6 +55,8 @@ ORIGIN = (
     rf"(?::{_PORT})?(?:[/?#][!-~]*)?$"
 )
 
+URL_FORM = rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$"  # the {"url"} the schema states
+
 router = APIRouter(tags=["validate"])
 
 
@@ -66,7 +68,7 @@ def fetch_flags() -> list[str]:
 
 def _origin(value: str | None) -> str | None:
     if value is not None and not re.fullmatch(ORIGIN, value):
-        raise ValueError("must be a host or an http(s) URL, such as shop.example")
+        raise ValueError(ACCEPTED["origin"])
     return value
 
 
@@ -93,9 +95,7 @@ def _origin(value: str | None) -> str | None:
             f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After",
         },
     ),
-    openapi_extra=validate_body(
-        rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$", MAX_URL, MAX_BYTES
-    ),
+    openapi_extra=validate_body(URL_FORM, MAX_URL, MAX_BYTES),
 )
 async def validate(
     request: Request,
@@ -127,6 +127,10 @@ async def validate(
             return error_response(422, "invalid-parameter", str(exc), "origin")
         return JSONResponse(report.public())
     target = fetch_target(url)
+    if target is None and isinstance(url, str) and re.fullmatch(URL_FORM, url):
+        # It fits the schema; the site it names is one the crawl cannot read (port 0, an
+        # encoded or malformed host): refused, as the address guard refuses (403).
+        return error_response(403, "refused", _unreadable(url), "url")
     if target is None:
         return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain", "url")
     return await run_in_threadpool(fetch_report, request, target, flags)
@@ -145,6 +149,16 @@ def fetch_target(url: Any) -> str | None:
     except ValueError:
         return None
     return target
+
+
+def _unreadable(url: str) -> str:
+    """Why the crawl cannot read the site ``url`` (one that fits URL_FORM) names."""
+    url = url.strip()
+    try:
+        origin_of(f"https://{url}/" if _DOMAIN.fullmatch(url) else url)
+    except ValueError as exc:
+        return f"refused {url[:200]!r}: {exc}"
+    return f"refused {url[:200]!r}"
 
 
 def body_report(body: bytes, origin: str | None) -> ValidationReport:
