@@ -9,7 +9,7 @@ TEST_WORKERS ?= 4
 
 .DEFAULT_GOAL := help
 .PHONY: help install install-test demo test test-fast lint postgres browser clean bench bench-relevance \
-	bench-realsites bench-speed bench-freshness
+	bench-realsites bench-speed bench-freshness fuzz
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -53,6 +53,12 @@ lint: install-test ## ruff check and ruff format --check over the code, then myp
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+FUZZ_ARGS ?=
+# schemathesis, every check, 100 examples an operation, random seeds (FUZZ_ARGS="--seeds 5" or
+# "--seed 123"), against a live serve; the suite's fixed-seed run is its baseline row.
+fuzz: install-test ## Fuzz the API: schemathesis, random seeds, a table of operations x findings
+	$(BIN)/python -m bench.fuzz $(FUZZ_ARGS)
 
 BENCH_ACTIONS ?= 10000 100000 1000000
 TOOLLENS ?= ../shared/benchmarks/toollens

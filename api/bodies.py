@@ -10,6 +10,7 @@ the reading stops and the answer is 413 ``too-large`` in the error shape of the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,15 @@ async def bounded_body(request: Request, limit: int) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity
+
+
+def strict_json(body: bytes) -> Any:
+    """The JSON value of ``body``; ValueError (or RecursionError) when it is not JSON."""
+    return json.loads(body, parse_constant=_not_json)
 
 
 class TooLarge(HTTPException):

@@ -31,6 +31,7 @@ DOCUMENTS = (
     "text/x-yaml",
     "text/markdown",
     "text/html",
+    "application/octet-stream",
     "",
 )  # "": no Content-Type
 # path -> the media types its POST takes (None: any, e.g. the web form)
@@ -103,6 +104,11 @@ def own_origin(origin: str, host: str) -> bool:
     if our_port is None:
         return their_port in (None, default)
     return our_port == (their_port or default)
+
+
+def json_media(media: str) -> bool:
+    """application/json or a +json type (application/ld+json, ...)."""
+    return media == "application/json" or _json_suffix(media)
 
 
 def _json_suffix(media: str) -> bool:

@@ -121,14 +121,19 @@ ACCEPTED = {
     "type = 'application/mcp-server-card+json' AND updatedAfter > '2026-01-01'",
     "updated_since": "must be a date and time with its zone, e.g. 2026-12-01T12:00:00Z",
     "cursor": "must be the next_cursor of an earlier answer: a whole number such as 1234",
-    "origin": "must be a host or an http(s) URL, such as shop.example",
+    "origin": "must be a host or an http(s) URL (a port from 1 to 65535), such as shop.example",
 }
+# GET /sites pages by a place in its change order, not by a row id.
+SITE_CURSOR = (
+    "must be the next_cursor or resume_cursor of an earlier answer, such as "
+    "1796126400000000~shop.example"
+)
 
 
-def _said(first: dict[str, Any], field: str | None) -> str:
+def _said(first: dict[str, Any], field: str | None, path: str) -> str:
     """A readable message for one validation error: what a long-patterned parameter takes."""
     if first.get("type") == "string_pattern_mismatch" and field in ACCEPTED:
-        return ACCEPTED[field]
+        return SITE_CURSOR if (path, field) == ("/sites", "cursor") else ACCEPTED[field]
     return str(first.get("msg", "invalid parameter")).removeprefix("Value error, ")
 
 
@@ -138,7 +143,7 @@ async def _invalid(request: Request, exc: RequestValidationError) -> JSONRespons
     loc = [str(part) for part in first.get("loc", ())]
     # loc is ("query", "limit") or ("query", "effect", 0): the parameter name is the second part.
     field = loc[1] if len(loc) > 1 else (loc[0] if loc else None)
-    message = _said(first, field)
+    message = _said(first, field, request.url.path)
     if _under_ard(request):
         where = ".".join(str(part) for part in loc[1:]) or "request"
         return ard_error(400, f"{where}: {message}")

@@ -76,14 +76,18 @@ def validate_body(url_pattern: str, max_url: int, max_bytes: int) -> dict[str, A
         "description": "A manifest in any format actiondex reads (the README lists "
         "them): read, not fetched",
     }
-    text = {"schema": {"type": "string", "maxLength": max_bytes}}
+    # Bytes read as they are (format binary): an object "sent as" text/html is only its text.
+    text = {"schema": {"type": "string", "format": "binary", "maxLength": max_bytes}}
     return {
         "requestBody": {
             "required": False,
             "description": (
                 f"A manifest (at most {max_bytes} bytes; format sniffed from the content, sent as "
                 "JSON, YAML, Markdown or HTML: a form or text/plain is refused, 415), or "
-                '{"url": ...} to fetch a document or a site'
+                '{"url": ...} to fetch a document or a site. Sent as application/json (or a '
+                "+json type) the body must be JSON (else 422); any bytes, even a document that "
+                "does not parse, go as application/octet-stream (or with no Content-Type), and "
+                "the report names what is wrong with them"
             ),
             "content": {
                 "application/json": {
@@ -111,6 +115,7 @@ def validate_body(url_pattern: str, max_url: int, max_bytes: int) -> dict[str, A
                 "application/yaml": text,
                 "text/markdown": text,
                 "text/html": text,
+                "application/octet-stream": text,
             },
         }
     }

@@ -29,6 +29,8 @@ HOMES: dict[str, str | None] = {
     "MAX_CRAWL_DELAY": "crawler/robots.py",
     "CURSOR_PATTERN": "registry/store/keyset.py",
     "BadCursor": "registry/store/keyset.py",
+    "SITE_CURSOR_PATTERN": "registry/store/site_list.py",  # GET /sites: a place in its order
+    "MAX_CURSOR": None,
     "MAX_RUNS": None,
     "MAX_HISTORY": None,
 }

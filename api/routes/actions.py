@@ -3,7 +3,6 @@ the id /find gave, and the exact request that would call an action (never sent).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request, Response
@@ -11,7 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from api import threaded
-from api.bodies import bounded_body
+from api.bodies import bounded_body, strict_json
 from api.deps import EngineDep, SessionDep
 from api.errors import STORE_TEXT, error_response, error_responses
 from api.etag import ETAG_HEADER, NOT_MODIFIED, json_resource
@@ -77,6 +76,7 @@ def _tool(item: dict[str, Any], shape: str) -> dict[str, Any]:
     operation_id="prepare_call",
     responses=error_responses(
         404,
+        409,
         413,
         422,
         429,
@@ -84,14 +84,15 @@ def _tool(item: dict[str, Any], shape: str) -> dict[str, Any]:
         503,
         text={
             **STORE_TEXT,
-            422: (
-                "The input breaks the action's input schema (`invalid-input`: every problem in "
-                "`problems`, `field` the first one's JSON path), the action cannot be called "
-                "(`not-callable`: no endpoint, or an input schema that references outside itself "
-                "or is too large), checking the input would take too long (`too-complex`), or the "
-                "body "
-                'is no {"input": {...}} (`invalid-parameter`)'
+            409: (
+                "The request is well formed, but this action cannot take it: the input breaks the "
+                "action's own input schema (`invalid-input`: every problem in `problems`, `field` "
+                "the first one's JSON path), the action cannot be called (`not-callable`: no "
+                "endpoint, or an input schema that references outside itself or is too large), or "
+                "checking the input would take too long (`too-complex`). Each action's input "
+                "schema is data (GET /actions/{id}), not this document's"
             ),
+            422: 'The body is no {"input": {...}} (`invalid-parameter`)',
         },
     ),
     openapi_extra={
@@ -130,16 +131,13 @@ def _prepare(action: dict[str, Any], value: dict[str, Any]) -> JSONResponse:
     except PrepareError as exc:
         field = exc.problems[0]["path"] if exc.code == "invalid-input" else None
         message = "; ".join(f"{p['path']}: {p['message']}" for p in exc.problems)
-        return error_response(422, exc.code, message[:4000], field, problems=exc.problems)
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity
+        # 409, not 422: the body fits this API's schema; the action's own data refuses it.
+        return error_response(409, exc.code, message[:4000], field, problems=exc.problems)
 
 
 def _input(body: bytes) -> dict[str, Any] | JSONResponse:
     try:
-        data = json.loads(body, parse_constant=_not_json)
+        data = strict_json(body)
     except (ValueError, RecursionError):
         return error_response(422, "invalid-parameter", "the body is not JSON", "body")
     if not isinstance(data, dict) or set(data) - {"input"}:

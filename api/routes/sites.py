@@ -18,7 +18,7 @@ from registry.model.bounds import MAX_PAGE, SiteName
 from registry.store.history import site_history
 from registry.store.keyset import CURSOR_PATTERN, BadCursor
 from registry.store.lookup import site_detail, site_manifest, stats
-from registry.store.site_list import MAX_CURSOR, cursor_after, list_sites
+from registry.store.site_list import SITE_CURSOR_PATTERN, cursor_after, list_sites
 
 router = APIRouter(tags=["sites"])
 # An RFC 3339 date-time, its zone required: a time without one names no moment.
@@ -90,11 +90,10 @@ def get_sites(
     cursor: Annotated[
         str | None,
         Query(
-            min_length=1,
-            max_length=MAX_CURSOR,
-            pattern=r"^[A-Za-z0-9_-]+$",
+            pattern=SITE_CURSOR_PATTERN,
             description="`next_cursor` (the next page) or `resume_cursor` (later: only what "
-            "changed since) of an earlier answer",
+            "changed since) of an earlier answer: `<microseconds since 1970>~<host>`, a place "
+            "in the list's order (any token of that shape is one)",
         ),
     ] = None,
     format: Annotated[

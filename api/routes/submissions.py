@@ -48,9 +48,11 @@ Token = Annotated[
     ),
 ]
 POST_TEXT = {
-    422: 'The body is no {"url"} (`invalid-parameter`) or the URL is refused (`refused`: '
-    "malformed, not http(s), control characters such as CR or LF (raw or "
-    "percent-encoded), a port outside 1-65535, a non-public address, a non-web port)",
+    403: "The crawler's address guard refuses the URL (`refused`, with the reason: malformed, "
+    "not http(s), control characters such as CR or LF (raw or percent-encoded), a port "
+    "outside 1-65535, a non-public address, a non-web port), or the request came from a page "
+    "on another origin (`cross-origin`)",
+    422: f'The body is no {{"url": "..."}} of 1 to {MAX_URL} characters (`invalid-parameter`)',
     429: "Too many submissions from this client or for this registrable domain "
     "(`rate-limited`), or the queue is full (`queue-full`); see Retry-After",
     503: "The store cannot be reached (`store-unavailable`), or this server cannot check "
@@ -111,7 +113,8 @@ async def create_submission(request: Request, engine: EngineDep) -> JSONResponse
     try:
         target = check(url)
     except ValueError as exc:
-        return error_response(422, "refused", str(exc), "url")
+        # 403, not 422: any string is a url the schema takes; the guard's policy refuses it.
+        return error_response(403, "refused", str(exc), "url")
     settings: Settings = request.app.state.settings
     address = (request.client.host if request.client else None) or "unknown"
     client = client_hash(address, settings.submit_client_key)

@@ -30,8 +30,9 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator
 from starlette.concurrency import run_in_threadpool
 
-from api.bodies import bounded_body
-from api.errors import error_response, error_responses
+from api.bodies import bounded_body, strict_json
+from api.csrf import json_media
+from api.errors import ACCEPTED, error_response, error_responses
 from api.schemas import DocumentReport, SiteReport, validate_body
 from registry.formats import MAX_BYTES
 from registry.model.urls import MAX_URL
@@ -47,11 +48,14 @@ _DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
 # An origin registry.placement takes (an http(s) URL, or a bare host meaning https, whose host
 # is dot-separated labels of letters, digits, '-' and '_', with a port up to 65535), in a form
 # a schema can state.
-_PORT = r"(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+# A port 1-65535 without leading zeros (0 is no port a site is served on: intake_url refuses it).
+_PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 ORIGIN = (
     r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?"
     rf"(?::{_PORT})?(?:[/?#][!-~]*)?$"
 )
+
+URL_FORM = rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$"  # the {"url"} the schema states
 
 router = APIRouter(tags=["validate"])
 
@@ -64,7 +68,7 @@ def fetch_flags() -> list[str]:
 
 def _origin(value: str | None) -> str | None:
     if value is not None and not re.fullmatch(ORIGIN, value):
-        raise ValueError("must be a host or an http(s) URL, such as shop.example")
+        raise ValueError(ACCEPTED["origin"])
     return value
 
 
@@ -82,13 +86,16 @@ def _origin(value: str | None) -> str | None:
         503,
         504,
         text={
+            403: "The crawler's address guard refuses the `url` (`refused`, with the reason: a "
+            "non-public address, a non-web port, a port outside 1-65535, control characters), "
+            "or the request came from a page on another origin (`cross-origin`)",
+            422: "A query parameter or the body breaks this schema (`invalid-parameter`): a "
+            "`url` that is no http(s) URL or domain, a body sent as JSON that is not JSON",
             429: "Too many requests from this client (`rate-limited`), or this client already "
-            f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After"
+            f"has {PER_CLIENT} URL validations running (`busy`); see Retry-After",
         },
     ),
-    openapi_extra=validate_body(
-        rf"^\s*(?:{_URL.pattern}|{_DOMAIN.pattern})\s*$", MAX_URL, MAX_BYTES
-    ),
+    openapi_extra=validate_body(URL_FORM, MAX_URL, MAX_BYTES),
 )
 async def validate(
     request: Request,
@@ -109,6 +116,9 @@ async def validate(
     body = await bounded_body(request, MAX_BYTES)
     if body is None:
         return error_response(413, "too-large", f"the body is larger than {MAX_BYTES} bytes")
+    syntax = _not_json(request, body)
+    if syntax:
+        return error_response(422, "invalid-parameter", syntax, "body")
     url = _url_form(body)
     if url is None:
         try:
@@ -117,6 +127,10 @@ async def validate(
             return error_response(422, "invalid-parameter", str(exc), "origin")
         return JSONResponse(report.public())
     target = fetch_target(url)
+    if target is None and isinstance(url, str) and re.fullmatch(URL_FORM, url):
+        # It fits the schema; the site it names is one the crawl cannot read (port 0, an
+        # encoded or malformed host): refused, as the address guard refuses (403).
+        return error_response(403, "refused", _unreadable(url), "url")
     if target is None:
         return error_response(422, "invalid-parameter", "must be an http(s) URL or a domain", "url")
     return await run_in_threadpool(fetch_report, request, target, flags)
@@ -137,9 +151,35 @@ def fetch_target(url: Any) -> str | None:
     return target
 
 
+def _unreadable(url: str) -> str:
+    """Why the crawl cannot read the site ``url`` (one that fits URL_FORM) names."""
+    url = url.strip()
+    try:
+        origin_of(f"https://{url}/" if _DOMAIN.fullmatch(url) else url)
+    except ValueError as exc:
+        return f"refused {url[:200]!r}: {exc}"
+    return f"refused {url[:200]!r}"
+
+
 def body_report(body: bytes, origin: str | None) -> ValidationReport:
     """The posted document's report; ValueError when ``origin`` is not a site."""
     return validate_placed(place(body, origin=origin))
+
+
+def _not_json(request: Request, body: bytes) -> str | None:
+    """Why a body sent as JSON is not JSON, or None. A document that may not parse goes as
+    application/octet-stream (or with no Content-Type), and its report names the problem."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not body.strip() or not json_media(media):
+        return None
+    try:
+        strict_json(body)
+    except (ValueError, RecursionError) as exc:
+        return (
+            f"the body is not JSON ({str(exc)[:200]}); to have a document that may not parse "
+            "reported, send it as application/octet-stream"
+        )
+    return None
 
 
 def _url_form(body: bytes) -> Any:
@@ -228,7 +268,8 @@ def fetch_report(request: Request, url: str, flags: list[str]) -> JSONResponse:
     finally:
         slots.give(client)
     if done.returncode == 2:  # the command's "bad input" exit: a refused or malformed URL
-        return error_response(422, "invalid-parameter", _child_error(done.stdout), "url")
+        # 403, as POST /submissions: the url fits the schema; the address guard refuses it.
+        return error_response(403, "refused", _child_error(done.stdout), "url")
     try:
         return JSONResponse(json.loads(done.stdout))
     except ValueError:

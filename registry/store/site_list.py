@@ -4,8 +4,10 @@ Sites are listed oldest change first, by ``(updated_at, host)``: ``updated_at`` 
 site's action set last changed (``changed_at``), else when it was first stored. A promotion
 stamps ``changed_at`` with the time it runs, so a site that changes while a mirror pages
 through the list moves behind the mirror's cursor and is listed again, once, with its new
-version: nothing is missed and nothing is listed twice for the same change. The cursor is an
-opaque token (base64url of JSON ``[updated_at, host]``); the host, unique, breaks ties. On
+version: nothing is missed and nothing is listed twice for the same change. The cursor is
+``<updated_at in microseconds since 1970>~<host>`` (SITE_CURSOR_PATTERN, published in the OpenAPI
+document): every token of that shape is a place in the order, so none that matches it is
+refused; the host, unique, breaks ties. On
 PostgreSQL a page is one range of the index ix_sites_change_order (migration 0005): 9 ms a
 page of 100 at 200k sites, where sorting every site took 190 ms.
 
@@ -16,11 +18,9 @@ see every change re-reads from a little before its cursor (``updated_since``).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
+import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import exists, func, literal, select, tuple_
@@ -32,7 +32,12 @@ from registry.model.urls import site_of
 from registry.placement import origin_of
 from registry.store.keyset import BadCursor
 
-MAX_CURSOR = 600  # characters of a token: a host (<= 255) and a time, base64url
+# A cursor: a time in microseconds since 1970 (any integer of up to 18 digits: one past the
+# ends of time reads as that end), "~", and the host as the sites table holds it (<= 255
+# printable ASCII characters, an A-label or a bracketed IPv6 address; room for escapes).
+SITE_CURSOR_PATTERN = r"^-?[0-9]{1,18}~[!-~]{1,1024}$"
+_CURSOR = re.compile(SITE_CURSOR_PATTERN)
+_EPOCH = datetime(1970, 1, 1)
 RECENT_RUNS = 50  # how many of the latest crawl runs a site's "last crawl" is looked for in
 _updated = SITE_CHANGE_ORDER
 
@@ -65,21 +70,19 @@ def naive_utc(moment: datetime) -> datetime:
 
 
 def encode_cursor(updated_at: datetime, host: str) -> str:
-    raw = json.dumps([naive_utc(updated_at).isoformat(), host], separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    micros = (naive_utc(updated_at) - _EPOCH) // timedelta(microseconds=1)
+    # A host is ASCII (registry.model.urls.site_of); one that is not still gets a token.
+    return f"{micros}~{host.encode('ascii', 'backslashreplace').decode()}"
 
 
 def decode_cursor(token: str) -> tuple[datetime, str]:
-    if len(token) > MAX_CURSOR:
-        raise BadCursor("cursor too long")
+    if not _CURSOR.fullmatch(token):
+        raise BadCursor("cursor must be a next_cursor or resume_cursor an earlier answer gave")
+    micros, host = token.split("~", 1)
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        moment, host = json.loads(raw)
-        if not isinstance(moment, str) or not isinstance(host, str):
-            raise TypeError
-        return naive_utc(datetime.fromisoformat(moment)), host
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
-        raise BadCursor("not a cursor this registry handed out") from None
+        return _EPOCH + timedelta(microseconds=int(micros)), host
+    except OverflowError:  # past year 9999 or before year 1: that end of time
+        return (datetime.max if micros[0] != "-" else datetime.min), host
 
 
 def list_sites(

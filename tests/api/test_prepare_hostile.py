@@ -152,7 +152,7 @@ def test_rest_prepare_fetches_no_ref(hostile: Hostile) -> None:
                 f"/actions/{action_id}/prepare", json={"input": {"t": "x"}}
             )
         assert (watch.events, hostile.listener.connections) == ([], 0), form
-        assert response.status_code == 422, (form, response.text)
+        assert response.status_code == 409, (form, response.text)
         error = response.json()["error"]
         assert error["code"] == "not-callable" and "never fetched" in error["message"], form
         _no_secret(response.text)
@@ -210,7 +210,7 @@ def test_a_cost_that_is_no_finite_number_is_refused(hostile: Hostile, amount: st
     response = hostile.client.post(
         f"/actions/{ident('priced')}/prepare", json={"input": {"amount": amount}}
     )
-    assert response.status_code == 422, response.text
+    assert response.status_code == 409, response.text
     assert response.json()["error"]["code"] == "invalid-input"
     assert response.json()["error"]["field"] == "$.amount"
     [result] = _mcp(hostile, [{"action_id": ident("priced"), "input": {"amount": amount}}])
@@ -227,7 +227,7 @@ def test_a_pointer_onto_a_string_is_refused(hostile: Hostile) -> None:
     response = hostile.client.post(
         f"/actions/{ident('pointer')}/prepare", json={"input": {"t": "x"}}
     )
-    assert response.status_code == 422, response.text
+    assert response.status_code == 409, response.text
     error = response.json()["error"]
     assert error["code"] == "not-callable" and "not a schema" in error["message"]
     [result] = _mcp(hostile, [{"action_id": ident("pointer"), "input": {"t": "x"}}])
@@ -257,4 +257,4 @@ def test_no_connection_is_held_while_an_input_is_checked(hostile: Hostile) -> No
     assert other.status_code == 200, other.text
     assert checked_out == 0
     assert answered_at < done["prepared_at"], "the check ended before the other route ran"
-    assert done["prepare"].status_code in (200, 422), done["prepare"].text
+    assert done["prepare"].status_code in (200, 409), done["prepare"].text

@@ -191,7 +191,7 @@ def test_002_action_through_actions_prepare_and_mcp(doors: Doors) -> None:
     assert (call["method"], call["auth"], call["scope"]) == ("POST", "grant", "cart:write")
     assert json.loads(call["body"]) == {"product_id": "p-1", "quantity": 2}
     too_many = prepare(doors, cart["id"], {"product_id": "p-1", "quantity": 21})
-    assert too_many.status_code == 422 and too_many.json()["error"]["field"] == "$.quantity"
+    assert too_many.status_code == 409 and too_many.json()["error"]["field"] == "$.quantity"
     via_mcp = mcp(
         doors,
         "prepare_call",
@@ -278,7 +278,7 @@ def test_000_full_example_keeps_its_four_actions(doors: Doors) -> None:
     assert call["headers"]["Content-Type"] == "application/x-www-form-urlencoded"
     assert call["body"] == "title=Show+HN&url=https%3A%2F%2Fx.example%2F"
     missing = prepare(doors, submit["id"], {"url": "https://x.example/"})
-    assert missing.status_code == 422 and missing.json()["error"]["field"] == "$.title"
+    assert missing.status_code == 409 and missing.json()["error"]["field"] == "$.title"
     assert mcp(doors, "get_action", {"id": top["id"]})["output_schema"]["type"] == "array"
 
 
@@ -288,9 +288,9 @@ def test_own_webapi_property_values_reach_prepare(doors: Doors) -> None:
     assert props["board"]["default"] == "general"
     assert (props["lanterns"]["minimum"], props["lanterns"]["maximum"]) == (0, 500)
     too_many = prepare(doors, start["id"], {"title": "Brass or tin?", "lanterns": 501})
-    assert too_many.status_code == 422 and too_many.json()["error"]["field"] == "$.lanterns"
+    assert too_many.status_code == 409 and too_many.json()["error"]["field"] == "$.lanterns"
     short = prepare(doors, start["id"], {"title": "no"})
-    assert short.status_code == 422 and short.json()["error"]["field"] == "$.title"
+    assert short.status_code == 409 and short.json()["error"]["field"] == "$.title"
     hot = by_name(doors, "hot threads", "seed-webapi.example", "hot-threads")
     assert hot["output_schema"]["items"]["properties"]["id"]["pattern"] == "[0-9]+"
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from fastapi.testclient import TestClient
 from actiondex.demo.web import DemoWeb
 from actiondex.validating import validate_file
 from api.app import create_app
-from api.routes.validate import fetch_flags
+from api.routes.validate import URL_FORM, fetch_flags
 from registry.config import Settings
 from tests.helpers.validate import FILES, REPORT_KEYS, SITES, codes, resolve_flags
 
@@ -46,17 +47,32 @@ def test_post_a_manifest(client: TestClient) -> None:
     assert codes(broken) == {"json-parse-error": "error"}
 
 
+@pytest.mark.parametrize("body", [b"\x00", b"{not json", b"NaN", b'{"a": Infinity}'])
+def test_a_body_sent_as_json_must_be_json(client: TestClient, body: bytes) -> None:
+    """Issue 21 (schemathesis): bytes that are no JSON sent as application/json were a 200
+    report. The OpenAPI document says where such bytes go (application/octet-stream, or no
+    Content-Type), and there they are reported."""
+    as_json = client.post("/validate", content=body, headers={"content-type": "application/json"})
+    error = as_json.json()["error"]
+    assert as_json.status_code == 422 and error["field"] == "body", as_json.text
+    assert "application/octet-stream" in error["message"]
+    raw = client.post(
+        "/validate", content=body, headers={"content-type": "application/octet-stream"}
+    )
+    assert raw.status_code == 200 and any(codes(raw.json()).values()), raw.text
+
+
 @pytest.mark.parametrize(
     "body,status,field",
     [
-        ({"url": "http://127.0.0.1:9/"}, 422, "url"),
+        ({"url": "http://127.0.0.1:9/"}, 403, "url"),  # the guard's refusal (issue 21)
         ({"url": "--allow-private"}, 422, "url"),
         ({"url": "pyproject.toml/x"}, 422, "url"),
-        ({"url": "http://shop.invalid:0/"}, 422, "url"),  # issue 25 item 10
-        ({"url": "https://shop.invalid/a%0d%0ab.json"}, 422, "url"),
+        ({"url": "http://shop.invalid:0/"}, 403, "url"),  # issue 25 item 10; 21: fits the schema
+        ({"url": "https://shop.invalid/a%0d%0ab.json"}, 403, "url"),
         # the guard let it pass, the crawl could not read the host: was 200 `internal-error`
-        ({"url": "http://127%2e0.0.1:9/"}, 422, "url"),
-        ({"url": "https://shop%2eexample/"}, 422, "url"),
+        ({"url": "http://127%2e0.0.1:9/"}, 403, "url"),
+        ({"url": "https://shop%2eexample/"}, 403, "url"),
     ],
 )
 def test_post_bad_urls_are_structured_errors(
@@ -65,6 +81,8 @@ def test_post_bad_urls_are_structured_errors(
     response = client.post("/validate", json=body)
     error = response.json()["error"]
     assert response.status_code == status and error["field"] == field and error["message"]
+    # Issue 21: a url that fits the published schema is refused (403), never a 422
+    assert (status == 422) == (re.fullmatch(URL_FORM, body["url"]) is None), body
 
 
 def test_post_with_an_origin_at_port_0_is_422(client: TestClient) -> None:
@@ -76,7 +94,7 @@ def test_post_with_an_origin_at_port_0_is_422(client: TestClient) -> None:
     )
     error = response.json()["error"]
     assert response.status_code == 422 and error["field"] == "origin"
-    assert "port that is not a number from 1 to 65535" in error["message"]
+    assert "a port from 1 to 65535" in error["message"]  # said by the published pattern
 
 
 def test_post_too_large_is_413(client: TestClient) -> None:
@@ -88,7 +106,7 @@ def test_post_url_never_reaches_private_addresses(client: TestClient, web: DemoW
     before = len(web.requests())
     response = client.post("/validate", json={"url": f"http://localhost:{web.port}/"})
     # localhost names are loopback (RFC 6761): refused up front, as 127.0.0.1 is
-    assert response.status_code == 422 and "loopback" in response.json()["error"]["message"]
+    assert response.status_code == 403 and "loopback" in response.json()["error"]["message"]
     assert len(web.requests()) == before  # the server saw nothing
 
 

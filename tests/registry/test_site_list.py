@@ -4,6 +4,7 @@ none is missed or listed twice for one change (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from registry.store.keyset import BadCursor
-from registry.store.site_list import cursor_after, list_sites
+from registry.store.site_list import SITE_CURSOR_PATTERN, cursor_after, list_sites
 from tests.helpers.stores import add_site, promote_manifest
 
 T0 = datetime(2031, 1, 1, 12, 0, 0, 250_000)  # later than any other test's site
@@ -95,3 +96,21 @@ def test_filters(session: Session) -> None:
 def test_a_cursor_not_handed_out_is_refused(session: Session, token: str) -> None:
     with pytest.raises(BadCursor):
         list_sites(session, limit=2, cursor=token)
+
+
+@pytest.mark.parametrize(
+    "token", ["0~a", "-999999999999999999~a", "999999999999999999~[::1]", "1~~!"]
+)
+def test_every_token_of_the_published_shape_is_a_place_in_the_list(
+    session: Session, token: str
+) -> None:
+    """Issue 21 (schemathesis): GET /sites refused `cursor=0`, which its schema allowed. The
+    pattern in the OpenAPI document is the whole rule: a token that matches it is a place in
+    the order (past either end of time: that end), and every token handed out matches it."""
+    assert re.fullmatch(SITE_CURSOR_PATTERN, token)
+    list_sites(session, limit=2, cursor=token)
+    crawl(session, "one.cursor.example", T0)
+    crawl(session, "two.cursor.example", T0 + timedelta(seconds=1))
+    page, handed = list_sites(session, limit=1)
+    assert handed and re.fullmatch(SITE_CURSOR_PATTERN, handed)
+    assert re.fullmatch(SITE_CURSOR_PATTERN, cursor_after(page, None) or "")
