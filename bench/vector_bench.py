@@ -5,8 +5,11 @@
 Rows are the stored (4-bit) WordLlama vectors of synthetic actions (bench.synthetic): up to
 100k embedded, more made by adding noise to those (each copy's steps moved by +-1 at random).
 For each size: the search GET /find uses (sign bits, then int8 steps of the closest), and the
-baseline row, every row scored by its int8 steps (exact), in the same run; recall@50 is the
-share of the exact top 50 the search keeps. Memory: the arrays the index holds.
+baseline row, every row scored by its int8 steps (exact), in the same run; and, when the
+``usearch`` package is installed (the ``bench`` extra), its HNSW graph over the same int8
+steps (cosine, M CONNECTIVITY, one row per search depth in DEPTHS, one thread a query) with
+its build time. recall@50 is the share of the exact top 50 a search keeps. Memory: the
+arrays the index holds; for the graph, what building it added to the process's RSS.
 """
 
 from __future__ import annotations
