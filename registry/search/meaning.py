@@ -14,7 +14,9 @@ candidate found by meaning alone starts from the last BM25 candidate's score (it
 score, often 0, normalised below 0 would count against it twice). Short requests ("buy printer
 paper") name the action in their own words and are left as BM25 ranks them. WEIGHT chosen on
 ToolLens, confirmed on MetaTool; VECTOR_ACTIONS, VECTOR_SITES and SITE_SHARE on their training
-splits (README, Benchmarks). Under either meaning model (ACTIONDEX_MEANING_MODEL) the same, but
+splits (README, Benchmarks). FUSION "rrf" fuses the BM25 and the meaning ranks instead
+(``_fused``): tried on both training sets (bench.fusion_bench), it lost on ToolLens's, so the
+mix stays. Under either meaning model (ACTIONDEX_MEANING_MODEL) the same, but
 e5's cosines are first min-max scaled over the candidates (``_rescaled``); a vector of the
 other model (another length) counts as none.
 """
@@ -34,6 +36,7 @@ from registry.search.page import Docs
 
 MIN_WORDS, CANDIDATES, WEIGHT = 5, 50, 1.0
 VECTOR_ACTIONS, VECTOR_SITES, SITE_SHARE = 50, 10, 0.3
+FUSION, RRF_K, RRF_WEIGHT = "mix", 60, 1.0  # "rrf": ranks fused (``_fused``), not scores
 MIN_COSINE = 0.2  # what a short request's nearest actions need to fill its page
 
 Found = list[tuple[float, tantivy.DocAddress]]
@@ -117,10 +120,13 @@ def with_vectors(
     words = found[:CANDIDATES]
     high, low = (words[0][0], words[-1][0]) if words else (1.0, 0.0)
     spread = (high - low) or high or 1.0
-    bonus = {
-        _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
-        for (score, address), cosine in zip(top, cosines, strict=True)
-    }
+    if FUSION == "rrf":
+        bonus = _fused(top, cosines, len(words), low, spread)
+    else:
+        bonus = {
+            _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
+            for (score, address), cosine in zip(top, cosines, strict=True)
+        }
     rescored = sorted(
         ((score + bonus[_key(address)], address) for score, address in top),
         key=lambda pair: -pair[0],
@@ -175,6 +181,24 @@ def _by_vectors(
     return [(float(score), address) for score, address in found if _key(address) not in known]
 
 
+def _fused(top: Found, cosines: np.ndarray, words: int, low: float, spread: float) -> Bonus:
+    """Reciprocal rank fusion: each candidate's 1 / (RRF_K + its BM25 rank) (the first
+    ``words`` of ``top``; none for one found by meaning alone) plus RRF_WEIGHT / (RRF_K + its
+    rank by ``cosines`` among all of them), mapped onto low .. low + spread (the best possible
+    fused score at the top), so every candidate stays above the BM25 hits past them. What a
+    candidate gains is its new score less its BM25 one: below 0 for one meaning ranks low."""
+    by_cosine = np.empty(len(top), np.int64)
+    by_cosine[np.argsort(-cosines, kind="stable")] = np.arange(len(top))
+    best = (1 + RRF_WEIGHT) / (RRF_K + 1)
+    bonus = {}
+    for i, (score, address) in enumerate(top):
+        fused = (1 / (RRF_K + i + 1) if i < words else 0.0) + RRF_WEIGHT / (
+            RRF_K + by_cosine[i] + 1
+        )
+        bonus[_key(address)] = low + spread * fused / best - score
+    return bonus
+
+
 def _rescaled(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:
     """The candidates' cosines min-max scaled to 0..1 (those without a vector stay 0): e5's
     cosines crowd into a narrow band (0.75-0.86 for one request against 199 tools), so raw
@@ -186,6 +210,6 @@ def _rescaled(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:
 def explained(bonus: Bonus, address: tantivy.DocAddress) -> list[dict[str, Any]]:
     """The part of an ``explain`` list that meaning added to the hit at ``address``, if any."""
     gain = bonus.get(_key(address), 0.0)
-    if gain <= 0:
+    if not gain:
         return []
     return [{"term": "(meaning)", "field": "vec", "weight": 1.0, "score": round(gain, 4)}]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tantivy
 from sqlalchemy.orm import Session
 
 from actiondex.runtime import open_index
@@ -172,3 +173,27 @@ def test_a_site_gone_from_the_store_leaves_the_vector_index(
     index.sync(session, full=True)
     assert len(index.vectors) == 1
     assert "forecast" not in [h.key for h in search(index, FindQuery(q=UMBRELLA)).hits]
+
+
+def test_rank_fusion_ranks_a_candidate_of_both_lists_above_one_of_either(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    q = "will I need an umbrella when my order comes on Saturday"
+    # "order" is the one word match; the forecast is found by meaning alone.
+    monkeypatch.setattr(meaning, "FUSION", "rrf")
+    page = search(index, FindQuery(q=q, explain=True))
+    assert [h.key for h in page.hits] == ["need_help", "forecast"]
+    for hit in page.hits:  # the explanation still sums to the score
+        assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
+
+
+def test_rank_fusion_keeps_its_candidates_above_the_rest_and_may_lower_one() -> None:
+    top = [(10.0, tantivy.DocAddress(0, d)) for d in range(3)]
+    top = [(10.0 - d, address) for d, (_, address) in enumerate(top)]  # BM25: 10, 9, 8
+    cosines = np.array([0.1, 0.9, 0.5], np.float32)  # meaning ranks them 3rd, 1st, 2nd
+    bonus = meaning._fused(top, cosines, words=3, low=8.0, spread=2.0)
+    fused = {address.doc: score + bonus[(0, address.doc)] for score, address in top}
+    assert sorted(fused, key=lambda d: -fused[d]) == [1, 0, 2]
+    assert min(fused.values()) >= 8.0 and max(fused.values()) <= 10.0
+    assert bonus[(0, 0)] < 0  # first by words, last by meaning: lowered, and said so
+    assert meaning.explained(bonus, top[0][1])[0]["score"] < 0
