@@ -60,7 +60,8 @@ def worker(
             max=1024,
             envvar="ACTIONDEX_WORKER_BATCH",
             help="Sites one crawl child crawls at most: the jobs taken within half a second "
-            "share a child (1: a child per site).",
+            "share a child, and at most concurrency/batch children run at once (1: a child "
+            "per site).",
         ),
     ] = 64,
     name: Annotated[
@@ -104,7 +105,9 @@ def worker(
     """
     from actiondex.jobs.tasks import CrawlKnobs
 
-    knobs = CrawlKnobs(delay=delay, max_pages=max_pages, fresh=fresh, batch=batch)
+    knobs = CrawlKnobs(
+        delay=delay, max_pages=max_pages, fresh=fresh, batch=batch, concurrency=concurrency
+    )
     settings, app = _prepare(knobs)
     label = name or f"{socket.gethostname()}-{os.getpid()}"
     from actiondex.jobs.app import CRAWL_QUEUE

@@ -42,10 +42,14 @@ class _Batch:
 
 class Batcher:
     """Gathers targets into batches of at most ``size``; a batch starts when full or
-    ``linger`` seconds after its first target, whichever comes first."""
+    ``linger`` seconds after its first target, whichever comes first, and then only when
+    fewer than ``children`` of its children run: until then it goes on taking targets. So
+    jobs that trickle in on a loaded machine make few full children, not many small ones
+    (each child's start costs about a CPU-second)."""
 
-    def __init__(self, run: RunBatch, size: int, linger: float) -> None:
+    def __init__(self, run: RunBatch, size: int, linger: float, children: int) -> None:
         self.run, self.size, self.linger = run, size, linger
+        self.slots = asyncio.Semaphore(children)
         self.open: dict[bool, _Batch] = {}  # the batch still taking targets, by --due
 
     async def crawl(self, target: str, due: bool) -> ChildResult:
@@ -75,9 +79,10 @@ class Batcher:
     async def _start(self, batch: _Batch) -> ChildResult:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(batch.full.wait(), self.linger)
-        self._close(batch)
-        batch.started = True
-        return await self.run(list(batch.targets), batch.due)
+        async with self.slots:
+            self._close(batch)
+            batch.started = True
+            return await self.run(list(batch.targets), batch.due)
 
     async def _leave(self, batch: _Batch, target: str) -> None:
         """A job of ``batch`` was cancelled: out of the batch if it has not started; else

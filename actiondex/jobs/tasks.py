@@ -50,6 +50,11 @@ class CrawlKnobs:
     fresh: bool = False  # each child a fresh interpreter rather than forked pre-loaded
     batch: int = 64  # sites one child crawls at most
     linger: float = 0.5  # seconds a batch waits for more sites after its first
+    concurrency: int = 128  # jobs the worker runs at once: children = concurrency / batch
+
+    @property
+    def children(self) -> int:
+        return max(1, -(-self.concurrency // self.batch))
 
 
 def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> None:
@@ -59,6 +64,7 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
         lambda targets, due: crawl_child(settings, knobs, targets, due),
         knobs.batch,
         knobs.linger if knobs.batch > 1 else 0.0,
+        knobs.children,
     )
 
     # A child that crashed or timed out is tried twice more, a minute apart; a crawl that ran

@@ -41,7 +41,7 @@ class Children:
 def test_jobs_of_one_moment_share_a_child_of_at_most_size_sites() -> None:
     async def go() -> tuple[Children, list[Any]]:
         children = Children()
-        batcher = Batcher(children, size=3, linger=0.2)
+        batcher = Batcher(children, size=3, linger=0.2, children=8)
         jobs = [batcher.crawl(f"s{n}.test", True) for n in range(4)]
         jobs += [batcher.crawl("new.test", False)]  # submitted: a plain crawl, never --due
         results = await asyncio.gather(*jobs)
@@ -68,7 +68,7 @@ def test_jobs_of_one_moment_share_a_child_of_at_most_size_sites() -> None:
 def test_a_full_batch_starts_at_once_and_a_later_job_opens_the_next() -> None:
     async def go() -> list[tuple[list[str], bool]]:
         children = Children()
-        batcher = Batcher(children, size=2, linger=30)  # only a full batch starts soon
+        batcher = Batcher(children, size=2, linger=30, children=8)  # only a full batch starts soon
         first = [asyncio.create_task(batcher.crawl(h, True)) for h in ("a.test", "b.test")]
         await asyncio.wait_for(asyncio.gather(*first), 5)
         return children.batches
@@ -78,7 +78,7 @@ def test_a_full_batch_starts_at_once_and_a_later_job_opens_the_next() -> None:
 
 def test_a_failed_child_fails_every_job_of_its_batch() -> None:
     async def go() -> list[Any]:
-        batcher = Batcher(Children(fail=True), size=8, linger=0.05)
+        batcher = Batcher(Children(fail=True), size=8, linger=0.05, children=8)
         return await asyncio.gather(
             batcher.crawl("a.test", True), batcher.crawl("b.test", True), return_exceptions=True
         )
@@ -89,7 +89,7 @@ def test_a_failed_child_fails_every_job_of_its_batch() -> None:
 def test_a_job_cancelled_before_its_child_starts_leaves_the_batch() -> None:
     async def go() -> list[tuple[list[str], bool]]:
         children = Children()
-        batcher = Batcher(children, size=8, linger=0.3)
+        batcher = Batcher(children, size=8, linger=0.3, children=8)
         a = asyncio.create_task(batcher.crawl("a.test", True))
         b = asyncio.create_task(batcher.crawl("b.test", True))
         await asyncio.sleep(0.05)
@@ -105,7 +105,7 @@ def test_a_job_cancelled_before_its_child_starts_leaves_the_batch() -> None:
 def test_a_job_cancelled_while_its_child_runs_waits_for_it_and_the_last_stops_it() -> None:
     async def go() -> tuple[bool, int, int]:
         children = Children(hold=True)
-        batcher = Batcher(children, size=2, linger=5)
+        batcher = Batcher(children, size=2, linger=5, children=8)
         a = asyncio.create_task(batcher.crawl("a.test", True))
         b = asyncio.create_task(batcher.crawl("b.test", True))
         await asyncio.sleep(0.05)  # the batch is full: its child runs
@@ -118,6 +118,29 @@ def test_a_job_cancelled_while_its_child_runs_waits_for_it_and_the_last_stops_it
         return a_waits, stopped_early, children.stopped
 
     assert asyncio.run(go()) == (True, 0, 1)
+
+
+def test_while_its_children_run_a_worker_gathers_one_batch_and_starts_no_other() -> None:
+    """Before: every linger made a child of what had come, so jobs trickling in on a loaded
+    machine made many small children at once (each a CPU-second to start)."""
+
+    async def go() -> list[tuple[list[str], bool]]:
+        children = Children(hold=True)
+        batcher = Batcher(children, size=4, linger=0.01, children=1)
+        jobs = [asyncio.create_task(batcher.crawl("a.test", True))]
+        for n in range(3):  # they come one by one, each past the linger
+            await asyncio.sleep(0.05)
+            jobs.append(asyncio.create_task(batcher.crawl(f"b{n}.test", True)))
+        await asyncio.sleep(0.05)
+        running = list(children.batches)
+        children.release.set()
+        await asyncio.wait_for(asyncio.gather(*jobs), 5)
+        return [*running, *children.batches[len(running) :]]
+
+    assert asyncio.run(go()) == [
+        (["a.test"], True),
+        (["b0.test", "b1.test", "b2.test"], True),
+    ]
 
 
 def test_site_row_is_the_hosts_row_or_none() -> None:
