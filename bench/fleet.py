@@ -200,3 +200,19 @@ def _descendants(pid: int) -> set[int]:
         frontier = {p for p, parent in parents.items() if parent in frontier} - found
         found |= frontier
     return found
+
+
+def baseline_mean(rows: list[tuple[str, dict[str, Any]]]) -> float:
+    """The mean seconds of the rows labelled baseline."""
+    base = [row["seconds"] for label, row in rows if "baseline" in label]
+    return sum(base) / len(base)
+
+
+def cells(row: dict[str, Any], sites: int) -> str:
+    """seconds | sites/hour | requests a site | peak worker RSS | peak worker tree PSS."""
+    memory = row.get("memory")
+    return (
+        f"{row['seconds']:.1f} | {row['done'] / row['seconds'] * 3600:,.0f} | "
+        f"{row['requests'] / sites:.1f} | {f'{memory.worker_rss:.0f}' if memory else '-'} | "
+        f"{f'{memory.tree_pss:.0f}' if memory else '-'}"
+    )

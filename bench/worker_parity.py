@@ -21,7 +21,7 @@ import os
 import shlex
 from typing import Any
 
-from bench.fleet import cluster, fleet, one_process
+from bench.fleet import baseline_mean, cells, cluster, fleet, one_process
 from bench.scrapy_parity import build_web
 
 OLD = ["--concurrency", "2", "--batch", "1"]
@@ -63,8 +63,7 @@ def main() -> None:
 
 
 def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, first: dict[str, Any]) -> None:
-    base = [r["seconds"] for label, r in rows if "baseline" in label]
-    mean = sum(base) / len(base)
+    mean = baseline_mean(rows)
     print(
         f"worker parity: {sites} loopback sites recrawled when due, PostgreSQL, 1 s per host; "
         f"first crawl {first['requests'] / sites:.1f} requests a site; {os.cpu_count()} cores, "
@@ -76,13 +75,7 @@ def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, first: dict[str, 
     )
     print("|---|---|---|---|---|---|---|")
     for label, row in rows:
-        memory = row.get("memory")
-        print(
-            f"| {label} | {row['seconds']:.1f} | {row['done'] / row['seconds'] * 3600:,.0f} | "
-            f"{row['requests'] / sites:.1f} | "
-            f"{f'{memory.worker_rss:.0f}' if memory else '-'} | "
-            f"{f'{memory.tree_pss:.0f}' if memory else '-'} | {row['seconds'] / mean:.2f}x |"
-        )
+        print(f"| {label} | {cells(row, sites)} | {row['seconds'] / mean:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from typing import Any
 import psycopg
 from sqlalchemy import make_url
 
-from bench.fleet import Fleet, cluster, fleet, one_process
+from bench.fleet import Fleet, baseline_mean, cells, cluster, fleet, one_process
 from harness.styles import agent_actions, jsonld_page
 from harness.web import LoopbackWeb, Reply, Site, html_reply, json_reply
 
@@ -113,8 +113,7 @@ def main() -> None:
 
 
 def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, total: float) -> None:
-    base = [r["seconds"] for label, r in rows if "baseline" in label]
-    mean = sum(base) / len(base)
+    mean = baseline_mean(rows)
     print(
         f"worker scale: {sites} loopback sites (20-100 ms answers, 2% slow, 3% failing), "
         f"PostgreSQL, 1 s per host; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at "
@@ -126,14 +125,9 @@ def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, total: float) -> 
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for label, row in rows:
-        memory = row.get("memory")
-        rate = row["done"] / row["seconds"] * 3600
         print(
-            f"| {label} | {row['seconds']:.1f} | {rate:,.0f} | {row['requests'] / sites:.1f} | "
-            f"{f'{memory.worker_rss:.0f}' if memory else '-'} | "
-            f"{f'{memory.tree_pss:.0f}' if memory else '-'} | "
-            f"{row['transactions'] / sites:.1f} | {row['writes'] / sites:.1f} | "
-            f"{row['seconds'] / mean:.2f}x |"
+            f"| {label} | {cells(row, sites)} | {row['transactions'] / sites:.1f} | "
+            f"{row['writes'] / sites:.1f} | {row['seconds'] / mean:.2f}x |"
         )
     _extrapolate(rows)
 
