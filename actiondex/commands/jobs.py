@@ -46,11 +46,24 @@ def worker(
         typer.Option(
             "--concurrency",
             min=1,
-            max=64,
+            max=1024,
             envvar="ACTIONDEX_WORKER_CONCURRENCY",
-            help="Crawl jobs run at once, each in a child process.",
+            help="Crawl jobs (sites) in flight at once, in child processes of up to --batch "
+            "sites each.",
         ),
-    ] = 2,
+    ] = 128,
+    batch: Annotated[
+        int,
+        typer.Option(
+            "--batch",
+            min=1,
+            max=1024,
+            envvar="ACTIONDEX_WORKER_BATCH",
+            help="Sites one crawl child crawls at most: the jobs taken within half a second "
+            "share a child, and at most concurrency/batch children run at once (1: a child "
+            "per site).",
+        ),
+    ] = 64,
     name: Annotated[
         str | None,
         typer.Option("--name", help="This worker's name in logs and jobs (HOST-PID if not given)."),
@@ -82,15 +95,20 @@ def worker(
     """Run crawl jobs from the PostgreSQL queue until stopped (SIGTERM or SIGINT).
 
     Start any number of workers on any number of machines over one database: two never crawl
-    one host at once, and a host's Crawl-delay holds across jobs. Each job crawls one site in
-    a child process (`actiondex crawl`) that dies with the worker. Logs go to stderr.
+    one host at once, and a host's Crawl-delay holds across jobs. Each job is one site; the
+    jobs a worker takes at the same moment are crawled together by one child process
+    (`actiondex crawl --due SITE...`, up to --batch sites) that dies with the worker, and each
+    job ends when its child does. Logs go to stderr, a line per site.
 
     A database outage is waited out (retries 1 s doubling to 30 s), with one line when the
     database goes and one when it is back.
     """
     from actiondex.jobs.tasks import CrawlKnobs
 
-    settings, app = _prepare(CrawlKnobs(delay=delay, max_pages=max_pages, fresh=fresh))
+    knobs = CrawlKnobs(
+        delay=delay, max_pages=max_pages, fresh=fresh, batch=batch, concurrency=concurrency
+    )
+    settings, app = _prepare(knobs)
     label = name or f"{socket.gethostname()}-{os.getpid()}"
     from actiondex.jobs.app import CRAWL_QUEUE
 

@@ -37,15 +37,16 @@ class ChildResult:
     stderr: str
 
 
-def crawl_args(target: str, due: bool, delay: float, max_pages: int) -> list[str]:
-    """`actiondex` arguments of a job: `crawl --due TARGET` re-checks and updates the schedule
-    in the child; a submitted site (perhaps not stored yet) is a plain `crawl TARGET`. No
-    index: a worker serves no searches (the API replicas keep theirs from the store), and an
-    index per worker would cost every crawl a sync."""
+def crawl_args(targets: list[str], due: bool, delay: float, max_pages: int) -> list[str]:
+    """`actiondex` arguments of a child crawling the sites of a batch of jobs
+    (actiondex.jobs.batch): `crawl --due TARGET...` re-checks and updates the schedule in the
+    child; submitted sites (perhaps not stored yet) are a plain `crawl TARGET...`. No index: a
+    worker serves no searches (the API replicas keep theirs from the store), and an index per
+    worker would cost every crawl a sync."""
     return [
         "crawl",
         *(["--due"] if due else []),
-        target,
+        *targets,
         "--json",
         "--no-index",
         "--delay",

@@ -34,6 +34,10 @@ from registry.db.engine import make_engine, transaction
 from registry.store.rows import utcnow
 
 log = logging.getLogger("actiondex.jobs")
+CRAWLING = (
+    "SELECT args->>'host' AS host FROM procrastinate_jobs "
+    "WHERE task_name = %(task)s AND status = 'doing'"
+)
 
 
 def cron_every(seconds: int) -> str:
@@ -67,19 +71,35 @@ def register_periodic(app: App, settings: Settings) -> None:
 
 async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dict[str, int]:
     work = await wait_out_sync(lambda: _due_work(engine, settings.schedule_batch))
-    queued = 0
+    # A site stays due until its crawl is stored: one being crawled now is not queued again
+    # (the queueing lock covers waiting jobs only), else every tick of a long crawl would add
+    # a job that waits for the host's lock only to find the site crawled.
+    crawling = await crawling_hosts(app) if work else set()
+    queued = skipped = 0
     for host, target, priority in work:
+        if host in crawling:
+            skipped += 1
+            continue
         queued += await enqueue(app, host, priority, target)
     if work:
-        log.info("%s", due_line(len(work), queued))
-    return {"due": len(work), "enqueued": queued}
+        log.info("%s", due_line(len(work), queued, skipped))
+    return {"due": len(work), "enqueued": queued, "crawling": skipped}
 
 
-def due_line(due: int, enqueued: int) -> str:
-    """The scheduler's line for a tick: the ones not enqueued were queued already."""
-    already = due - enqueued
+async def crawling_hosts(app: App) -> set[str]:
+    """Hosts whose crawl job is running (or stalled: retry_stalled puts it back)."""
+    rows = await app.connector.execute_query_all_async(query=CRAWLING, task=CRAWL_TASK)
+    return {row["host"] for row in rows}
+
+
+def due_line(due: int, enqueued: int, crawling: int = 0) -> str:
+    """The scheduler's line for a tick: the ones not enqueued are being crawled or were
+    queued already."""
+    already = due - enqueued - crawling
+    notes = [f"{crawling} being crawled"] if crawling else []
+    notes += [f"{already} queued already"] if already else []
     return f"scheduler: {plural(due, 'site')} due, {enqueued} enqueued" + (
-        f" ({already} queued already)" if already else ""
+        f" ({', '.join(notes)})" if notes else ""
     )
 
 

@@ -1,4 +1,5 @@
-"""The crawl job: one site, run in a supervised child process (actiondex.jobs.child).
+"""The crawl job: one site, crawled in a supervised child process (actiondex.jobs.child) with
+the other sites this worker's jobs asked for at the same moment (actiondex.jobs.batch).
 
 Politeness across workers: every job of a host carries the procrastinate ``lock``
 ``crawl:HOST``, so two workers never crawl one host at once, and waits until the previous
@@ -21,7 +22,8 @@ from protego import Protego
 from sqlalchemy import Engine, select
 
 from actiondex.jobs import hooks
-from actiondex.jobs.child import ChildFailed, crawl_args, interpreter, run_child
+from actiondex.jobs.batch import Batcher, site_row
+from actiondex.jobs.child import ChildFailed, ChildResult, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
 from actiondex.jobs.outage import wait_out_sync
 from crawler.robots import MAX_CRAWL_DELAY
@@ -46,11 +48,24 @@ class CrawlKnobs:
     delay: float = 1.0
     max_pages: int = 50
     fresh: bool = False  # each child a fresh interpreter rather than forked pre-loaded
+    batch: int = 64  # sites one child crawls at most
+    linger: float = 0.5  # seconds a batch waits for more sites after its first
+    concurrency: int = 128  # jobs the worker runs at once: children = concurrency / batch
+
+    @property
+    def children(self) -> int:
+        return max(1, -(-self.concurrency // self.batch))
 
 
 def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> None:
     engine = make_engine(settings)
     knobs = knobs or CrawlKnobs()
+    batcher = Batcher(
+        lambda targets, due: crawl_child(settings, knobs, targets, due),
+        knobs.batch,
+        knobs.linger if knobs.batch > 1 else 0.0,
+        knobs.children,
+    )
 
     # A child that crashed or timed out is tried twice more, a minute apart; a crawl that ran
     # and found errors is a result (the schedule backs the site off), not a retry.
@@ -64,8 +79,18 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
         context: JobContext, host: str, target: str | None = None
     ) -> dict[str, Any]:
         return await crawl_one(
-            engine, settings, knobs, host, target, context.worker_name or "worker"
+            engine, settings, batcher, host, target, context.worker_name or "worker"
         )
+
+
+async def crawl_child(
+    settings: Settings, knobs: CrawlKnobs, targets: list[str], due: bool
+) -> ChildResult:
+    """One child crawling ``targets`` (a batch of jobs' sites)."""
+    args = crawl_args(targets, due, knobs.delay, knobs.max_pages)
+    if knobs.fresh:
+        return await run_child(interpreter(args), settings.job_timeout)
+    return await run_forked(args, settings.job_timeout)
 
 
 async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
@@ -84,7 +109,7 @@ async def enqueue(app: App, host: str, priority: int, target: str | None = None)
 async def crawl_one(
     engine: Engine,
     settings: Settings,
-    knobs: CrawlKnobs,
+    batcher: Batcher,
     host: str,
     submitted_at: str | None,
     worker: str,
@@ -99,41 +124,31 @@ async def crawl_one(
     started = datetime.now(UTC)
     log.info("%s: crawling %s", worker, host)
     # A submitted site is crawled as such (the schedule knows it only once stored).
-    target = stored_at or submitted_at or host
-    args = crawl_args(target, not submitted, knobs.delay, knobs.max_pages)
-    if knobs.fresh:
-        result = await run_child(interpreter(args), settings.job_timeout)
-    else:
-        result = await run_forked(args, settings.job_timeout)
-    summary = result.summary
+    result = await batcher.crawl(stored_at or submitted_at or host, not submitted)
+    summary, row = result.summary, site_row(result, host)
+    error = summary.get("error")
     log.info(
         "%s: %s crawled in %.1f s (exit %d): %s",
         worker,
         host,
         (datetime.now(UTC) - started).total_seconds(),
         result.returncode,
-        summary["error"].get("message")
-        if isinstance(summary.get("error"), dict)
-        else f"{summary.get('documents')} documents, {summary.get('actions')} actions, "
-        f"{summary.get('errors')} errors",
+        error.get("message")
+        if isinstance(error, dict)
+        else "not crawled (no longer due)"
+        if row is None
+        else f"{row.get('documents')} documents, {row.get('actions')} actions, "
+        f"{len(row.get('errors') or [])} errors",
     )
     return {
         "host": host,
         "exit": result.returncode,
         "started_at": started.isoformat(),
-        **{
-            k: summary.get(k)
-            for k in (
-                "sites",
-                "documents",
-                "actions",
-                "errors",
-                "requests",
-                "seconds",
-                "changed_sites",
-            )
-        },
-        **({"error": summary["error"]} if "error" in summary else {}),
+        "batch": len(summary.get("per_site") or []),
+        **(row or {"skipped": "not-due"}),
+        # the child's, for all the sites of its batch
+        **{k: summary.get(k) for k in ("requests", "seconds")},
+        **({"error": error} if error is not None else {}),
     }
 
 

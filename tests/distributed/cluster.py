@@ -24,7 +24,9 @@ from tests.distributed.compose import local
 def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
     """Short intervals for a test: enqueue and look for stalled jobs every 2 s, a worker is
     dead after 10 s without a heartbeat (of 1 s: on a busy machine a live one may lag); the
-    workers' crawls are fast (loopback)."""
+    workers' crawls are fast (loopback). Each worker keeps 16 sites in flight in children of
+    8: the sites flow through several batches, so a worker is killed while it crawls some,
+    with more of them waiting in the queue."""
     return actiondex_env(
         data_dir,
         url,
@@ -37,6 +39,8 @@ def env_for(url: str, data_dir: Path, web: LoopbackWeb) -> dict[str, str]:
         ACTIONDEX_CRAWL_STALE_AFTER="15",
         ACTIONDEX_JOB_TIMEOUT="120",
         ACTIONDEX_WORKER_DELAY="0.02",
+        ACTIONDEX_WORKER_CONCURRENCY="16",
+        ACTIONDEX_WORKER_BATCH="8",
     )
 
 

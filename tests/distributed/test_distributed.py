@@ -30,8 +30,8 @@ from tests.distributed.cluster import (
 from tests.distributed.compose import local
 from tests.distributed.web import request_times, robots_fetches, shops
 
-# Each crawl is a child process (~4 CPU-seconds of start-up: Python, Scrapy, the store), so
-# 100 sites cost about 4 minutes of two cores; fewer with ACTIONDEX_TEST_DIST_SITES.
+# Each crawl child (~4 CPU-seconds of start-up: Python, Scrapy, the store) crawls up to 8 of
+# the sites here (tests/distributed/cluster.py); fewer sites with ACTIONDEX_TEST_DIST_SITES.
 SITES = int(os.environ.get("ACTIONDEX_TEST_DIST_SITES", "100"))
 DEADLINE = 60 + 8 * SITES  # seconds for all of them, on a busy two-core machine
 pytestmark = pytest.mark.timeout(DEADLINE + 180)

@@ -72,7 +72,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_the_crawl_arguments_of_a_job() -> None:
-    assert crawl_args("http://a.test:8080", False, 0.5, 10) == [
+    assert crawl_args(["http://a.test:8080"], False, 0.5, 10) == [
         "crawl",
         "http://a.test:8080",
         "--json",
@@ -82,5 +82,10 @@ def test_the_crawl_arguments_of_a_job() -> None:
         "--max-pages",
         "10",
     ]
-    assert crawl_args("a.test", True, 1.0, 50)[:3] == ["crawl", "--due", "a.test"]
+    assert crawl_args(["a.test", "b.test"], True, 1.0, 50)[:4] == [
+        "crawl",
+        "--due",
+        "a.test",
+        "b.test",
+    ]
     assert interpreter(["crawl"])[1:] == ["-m", "actiondex", "crawl"]

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import Engine, text
 
 from actiondex.jobs.app import make_app
-from actiondex.jobs.periodic import cron_every, retry_stalled_jobs
+from actiondex.jobs.periodic import cron_every, enqueue_due_sites, retry_stalled_jobs
 from actiondex.jobs.tasks import crawl_delay, enqueue, host_lock
-from harness.db import engine_for
+from harness.db import engine_for, make_known
 from registry.config import Settings
-from registry.db.engine import migrate
+from registry.db.engine import migrate, transaction
 from tests.helpers.cli import one_line_error, run
 
 
@@ -97,6 +97,28 @@ def test_a_stalled_job_with_another_queued_ends_failed(queue: tuple[Settings, En
     said = asyncio.run(go())
     assert (said["stalled"], said["retried"]) == (1, 0)
     assert [status for _, status, *_ in jobs(engine)] == ["failed", "todo"]
+
+
+def test_a_site_being_crawled_is_not_queued_again(queue: tuple[Settings, Engine]) -> None:
+    """Before: each tick of the scheduler queued a site again while its job ran (the
+    queueing lock covers waiting jobs only); that job waited for the host's lock, then found
+    the site crawled and skipped it."""
+    settings, engine = queue
+    with transaction(engine) as session:
+        make_known(session, {"a.test": "http://a.test", "b.test": "http://b.test"})
+
+    async def go() -> dict[str, int]:
+        app = make_app(settings)
+        async with app.open_async():
+            await enqueue(app, "a.test", 0)
+            _stall(engine, "a.test")  # taken by a worker: "doing"
+            return await enqueue_due_sites(app, engine, settings)
+
+    assert asyncio.run(go()) == {"due": 2, "enqueued": 1, "crawling": 1}
+    assert [(host, status) for host, status, *_ in jobs(engine)] == [
+        ("a.test", "doing"),
+        ("b.test", "todo"),
+    ]
 
 
 def test_crawl_delay_from_the_remembered_robots() -> None:
