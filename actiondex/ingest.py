@@ -20,7 +20,7 @@ from actiondex.runtime import UserError
 from registry.db.engine import transaction
 from registry.formats import normalise, well_known_names
 from registry.model.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
-from registry.model.urls import site_of
+from registry.model.urls import site_key
 from registry.normalising import normalise_alone, normalise_site
 from registry.placement import host_diagnostics, origin_of, place
 from registry.store.promotion import PromoteResult, promote_site
@@ -108,7 +108,7 @@ def _place_all(
         except Skip as exc:
             skipped.append(Skipped(str(path), str(exc)))
             continue
-        site = site_of(document.url)
+        site = site_key(document.url)
         if document.url in {d.url for d in by_site[site]}:
             continue  # read already, beside a manifest that references it
         by_site[site].append(document)

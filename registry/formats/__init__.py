@@ -55,7 +55,7 @@ from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.formats._rules import MAX_ACTIONS, enforce
 from registry.model.liveness import Kind
 from registry.model.schemas import Diagnostic, Manifest, RawDocument
-from registry.model.urls import site_of
+from registry.model.urls import site_key
 
 __all__ = [
     "FORMATS",
@@ -283,7 +283,7 @@ def normalise(
     ``resolve(url)`` may return the bytes of a document this one references (see
     ``Manifest.references``); without it, references are listed but not read.
     """
-    site = site or site_of(doc.url)
+    site = site or site_key(doc.url)
     empty = Manifest(site=site, url=doc.url, format="unknown")
     try:
         data, diagnostics = load(doc.body)
