@@ -33,6 +33,7 @@ from registry.store.rows import (
     mark_changed,
     utcnow,
 )
+from registry.store.site_flows import settle_flow_terms
 
 GONE_STATUSES = (404, 410)
 GONE_AFTER_COUNT = 3
@@ -96,6 +97,8 @@ def promote_site(
         changes.begin()
         budget = _replace_document(session, site, row, doc, budget, now)
         result.changed = True
+    if result.changed:  # a step's action may live in a document that changed alone
+        settle_flow_terms(session, site)
     changes.close(reason)
     # Removals after replacements, each kind its own history entry: tombstones, then robots.
     for kind in ("tombstone", "robots"):
