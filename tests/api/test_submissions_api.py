@@ -148,8 +148,9 @@ def test_failed_crawls_say_why(store: Store) -> None:
         _wait(store.crawl(*hosts))
         got = {h: client.get(link).json() for h, link in links.items()}
     assert {g["status"] for g in got.values()} == {"failed"}, got
-    assert got["empty.test"]["reason"].startswith("no actions found on empty.test")
-    assert "robots.txt on closed.test disallows" in got["closed.test"]["reason"]
+    port = store.web.port  # the site key: host:port off the default port
+    assert got["empty.test"]["reason"].startswith(f"no actions found on empty.test:{port}")
+    assert f"robots.txt on closed.test:{port} disallows" in got["closed.test"]["reason"]
     assert "robots-disallowed" in got["closed.test"]["errors"]
     assert "json-parse-error" in got["broken.test"]["reason"]
     assert all(g["actions"] == [] and g["finished_at"] for g in got.values())

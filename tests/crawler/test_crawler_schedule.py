@@ -118,7 +118,7 @@ def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(
     named = actiondex(
         tmp_path,
         empty_db_url,
-        *crawl_args(web, "--due", f"http://good.test:{web.port}/", "other.test"),
+        *crawl_args(web, "--due", f"http://good.test:{web.port}/", f"other.test:{web.port}"),
     )
     assert crawled(named) == ["other.test"], named.stdout + named.stderr
 

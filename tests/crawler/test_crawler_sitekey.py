@@ -59,7 +59,7 @@ def test_two_ports_on_one_host_are_two_sites(empty_db_url: str, tmp_path: Path) 
             env={"ACTIONDEX_DATABASE_URL": empty_db_url},
         )
     keys = {"fly_north": f"{HOST}:{north.port}", "fly_south": f"{HOST}:{south.port}"}
-    assert set(summary["per_site"]) == set(keys.values()), summary["stderr"][-2000:]
+    assert set(summary["per_key"]) == set(keys.values()), summary["stderr"][-2000:]
 
     settings = Settings(data_dir=tmp_path, database_url=empty_db_url)
     with TestClient(create_app(settings)) as client:

@@ -39,6 +39,7 @@ def crawl(
     )
     assert proc.stdout.strip(), proc.stderr
     summary = json.loads(proc.stdout)
+    summary["per_key"] = {row["host"]: row for row in summary["per_site"]}  # as stored
     summary["per_site"] = {key_host(row["host"]): row for row in summary["per_site"]}
     summary["stderr"] = proc.stderr
     return summary
