@@ -18,9 +18,9 @@ from sqlalchemy import Engine
 from actiondex.beside import Beside
 from actiondex.runtime import UserError
 from registry.db.engine import transaction
-from registry.formats import normalise, well_known_names
+from registry.formats import NAMING_FORMATS, normalise, well_known_names
 from registry.model.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
-from registry.model.urls import site_of
+from registry.model.urls import site_key
 from registry.normalising import normalise_alone, normalise_site
 from registry.placement import host_diagnostics, origin_of, place
 from registry.store.promotion import PromoteResult, promote_site
@@ -91,8 +91,12 @@ def _check(manifest: Manifest) -> None:
     )
     if manifest.format == "unknown":
         raise Skip(f"not a manifest{why}")
-    if not (manifest.actions or manifest.flows or manifest.references):
-        raise Skip(f"no actions, flows or references to other documents{why}")
+    # A Schema.org WebSite with a name or description and no action is still worth storing:
+    # seed 000 calls its Minimal Example "a valid agents.json" whose name and description
+    # agents match intents against (a crawl keeps it too).
+    named = manifest.format in NAMING_FORMATS and (manifest.site_name or manifest.site_description)
+    if not (manifest.actions or manifest.flows or manifest.references or named):
+        raise Skip(f"no actions, flows, references to other documents or site name{why}")
 
 
 def _place_all(
@@ -108,7 +112,7 @@ def _place_all(
         except Skip as exc:
             skipped.append(Skipped(str(path), str(exc)))
             continue
-        site = site_of(document.url)
+        site = site_key(document.url)
         if document.url in {d.url for d in by_site[site]}:
             continue  # read already, beside a manifest that references it
         by_site[site].append(document)

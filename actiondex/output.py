@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from typing import Any
-from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.markup import escape
@@ -14,6 +13,7 @@ from sqlalchemy import make_url
 
 from registry.model.codes import counted
 from registry.model.results import FindResponse, FindResult
+from registry.model.urls import on_site
 
 # Piped output gets 120 columns rather than rich's 80, so tables stay readable in logs.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
@@ -156,10 +156,7 @@ def _how(r: FindResult) -> str:
     the host)."""
     if r.kind == "flow" and r.steps:
         return " -> ".join(step.title or step.action for step in r.steps)
-    endpoint = r.endpoint or ""
-    parts = urlsplit(endpoint)
-    if parts.hostname and parts.hostname == r.site:
-        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}") :] or "/"
+    endpoint = on_site(r.endpoint or "", r.site)
     return f"{r.method or ''} {endpoint}".strip() or "-"
 
 

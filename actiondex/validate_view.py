@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
-from urllib.parse import urlsplit
 
 from rich.markup import escape
 from rich.status import Status
@@ -13,6 +12,7 @@ from rich.table import Table
 
 from actiondex.output import err, out
 from registry.model.schemas import Action, Diagnostic, Flow
+from registry.model.urls import on_site
 from registry.validate import UNKNOWN_SITE, SiteReport, ValidationReport
 
 EFFECT_STYLE = {
@@ -117,10 +117,7 @@ def _actions_table(report: ValidationReport) -> Table:
 
 def _call(action: Action, site: str) -> str:
     """Method and endpoint; the path alone when the endpoint is on the site itself."""
-    endpoint = action.endpoint or ""
-    parts = urlsplit(endpoint)
-    if parts.hostname and parts.hostname == site:
-        endpoint = endpoint[len(f"{parts.scheme}://{parts.netloc}") :] or "/"
+    endpoint = on_site(action.endpoint or "", site)
     return f"{action.method or ''} {endpoint}".strip() or "-"
 
 

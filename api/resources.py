@@ -138,8 +138,11 @@ class Stats(StrictModel):
 
 
 class ExportStep(StrictModel):
+    model_config = ConfigDict(populate_by_name=True)
     action: str
-    bind: dict[str, str]
+    with_: dict[str, str] = Field(
+        alias="with", description="Input bindings: `$input.x`, `$steps.N.path` (seed 002)"
+    )
     title: str | None = None
 
 
@@ -175,7 +178,7 @@ class ExportManifest(StrictModel):
     """The site as one agent-actions/0.1 manifest (registry/formats/agent_actions.py)."""
 
     model_config = ConfigDict(populate_by_name=True)
-    schema_: Literal["agent-actions/0.1"] = Field(alias="schema")
+    version: Literal["agent-actions/0.1"]
     site: ExportSite
     actions: list[ExportAction]
     flows: list[ExportFlow]

@@ -23,11 +23,11 @@ from scrapy.exceptions import NotConfigured
 from crawler.settings import REGISTRY_SETTING
 from registry.config import Settings
 from registry.identity import SigningKey, key_path, load_or_create
+from registry.model.urls import DEFAULT_PORTS
 
 TAG = "web-bot-auth"
 LABEL = "sig1"
 LIFETIME = 300  # seconds a signature is valid
-DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def authority(url: str) -> str:

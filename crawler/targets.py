@@ -4,7 +4,7 @@ crawled. Plain types only, so the command line checks targets before anything is
 from __future__ import annotations
 
 from crawler.guard import AddressPolicy
-from registry.model.urls import intake_url, site_of
+from registry.model.urls import intake_url, site_key
 from registry.placement import origin_of
 
 
@@ -21,10 +21,10 @@ def target_url(target: str) -> str:
 
 
 def site_origin(target: str) -> tuple[str, str]:
-    """(host, origin) of a target by the rule ingest and validate place files with
+    """(site key, origin) of a target by the rule ingest and validate place files with
     (registry.placement.origin_of): a bare domain means https, the host is an A-label."""
     origin = origin_of(target)
-    return site_of(origin), origin
+    return site_key(origin), origin
 
 
 def check_targets(targets: list[str], policy: AddressPolicy) -> tuple[list[str], list[str]]:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from registry.formats import named_site, published_path
 from registry.formats.html import html_to_document, is_html
 from registry.model.schemas import Diagnostic, RawDocument
-from registry.model.urls import a_label, mixed_script_label, site_of
+from registry.model.urls import a_label, mixed_script_label, site_key, site_of
 
 # Where a document goes when nobody says which site it is published on.
 UNKNOWN_ORIGIN = "https://unknown.invalid"
@@ -39,7 +39,7 @@ class Placed:
 
     @property
     def site(self) -> str:
-        return site_of(self.url)
+        return site_key(self.url)
 
 
 def origin_of(value: str) -> str:

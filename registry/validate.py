@@ -15,12 +15,12 @@ from pydantic import BaseModel, Field
 
 from registry.formats import PAGE_FORMAT, normalise, well_known_paths
 from registry.model.schemas import Action, Diagnostic, FetchFailure, Flow, RawDocument, SiteCrawl
-from registry.model.urls import site_of
+from registry.model.urls import site_key
 from registry.normalising import normalise_site
 from registry.placement import CONFUSABLE_HINT, UNKNOWN_ORIGIN, Placed
 
 # The site we say when nobody told us where a local file will be published.
-UNKNOWN_SITE = site_of(UNKNOWN_ORIGIN)
+UNKNOWN_SITE = site_key(UNKNOWN_ORIGIN)
 # Fetch failures that only mean "this site does not publish that file": not worth a report.
 _ABSENT = frozenset({"not-found"})
 # Failures that keep agents from a document the site serves; anything else the crawler notes
@@ -159,7 +159,7 @@ def bare_page(url: str) -> ValidationReport:
     """An HTML page with no Schema.org markup at all: nothing for agents, say how to fix it."""
     return ValidationReport(
         url=url,
-        site=site_of(url),
+        site=site_key(url),
         format=PAGE_FORMAT,
         diagnostics=[
             Diagnostic(
@@ -238,7 +238,7 @@ def failure_report(
     )
     return ValidationReport(
         url=failure.url,
-        site=site or site_of(failure.url),
+        site=site or site_key(failure.url),
         format="unknown",
         diagnostics=[diagnostic],
     )

@@ -55,7 +55,7 @@ from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.formats._rules import MAX_ACTIONS, enforce
 from registry.model.liveness import Kind
 from registry.model.schemas import Diagnostic, Manifest, RawDocument
-from registry.model.urls import site_of
+from registry.model.urls import site_key
 
 __all__ = [
     "FORMATS",
@@ -65,6 +65,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_RESOLVED",
     "NORMALISER_VERSION",
+    "NAMING_FORMATS",
     "PAGE_FORMAT",
     "VOUCHING_FORMATS",
     "Resolve",
@@ -82,6 +83,8 @@ __all__ = [
     "well_known_paths",
 ]
 
+# 10: a Schema.org EntryPoint without httpMethod is called with GET (seed 000's default);
+# a site on a non-default port is keyed host:port (registry.model.urls.site_key);
 # 9: a bare-host agent-actions site is the origin that served it; endpoints say whether their
 # owner is verified (Action.verified: the same registrable domain).
 # 8: descriptions that read as instructions to the agent are flagged suspicious-instruction,
@@ -96,7 +99,7 @@ __all__ = [
 # agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
 # x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
 # Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 9
+NORMALISER_VERSION = 10
 # The formats whose documents say which sites a host serves (a catalog's entries, a card's or
 # an OpenAPI description's servers, a linkset's anchors): registry.store.reciprocal reads them
 # to verify another site's cross-origin endpoints on that host.
@@ -118,6 +121,9 @@ FORMATS = (
     schemaorg,
 )
 PAGE_FORMAT = schemaorg.NAME  # what an HTML page's items are read as
+# Formats whose document is valid with a site's name and description and no action: seed 000
+# calls a bare WebSite "a valid agents.json" (agents match intents against its name).
+NAMING_FORMATS = frozenset({schemaorg.NAME})
 
 # {"message": "Unauthorized"}, {"errors": [...]}: what an API sends instead of its spec
 _ERROR_KEYS = frozenset(
@@ -283,7 +289,7 @@ def normalise(
     ``resolve(url)`` may return the bytes of a document this one references (see
     ``Manifest.references``); without it, references are listed but not read.
     """
-    site = site or site_of(doc.url)
+    site = site or site_key(doc.url)
     empty = Manifest(site=site, url=doc.url, format="unknown")
     try:
         data, diagnostics = load(doc.body)

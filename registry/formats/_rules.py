@@ -15,7 +15,7 @@ from registry.model.domains import same_registrable
 from registry.model.flow_terms import flow_terms
 from registry.model.schema_bounds import schema_problem
 from registry.model.schemas import Action, Diagnostic, Flow, Manifest
-from registry.model.urls import is_private_host, same_origin, site_of
+from registry.model.urls import is_private_host, key_host, same_origin, site_of
 
 MAX_ACTIONS = 256
 MAX_DIAGNOSTICS = 100
@@ -74,7 +74,7 @@ def _public_endpoints(
     are not published, as an action's are not (docs/RELIABILITY.md 19)."""
     kept = {}
     for name, url in endpoints.items():
-        if is_private_host(site_of(url)) and not is_private_host(site):
+        if is_private_host(site_of(url)) and not is_private_host(key_host(site)):
             diagnostics.append(
                 Diagnostic(
                     code="private-endpoint",
@@ -125,7 +125,7 @@ def _flag_endpoint(
         return action
     path, host = _path(action), site_of(action.endpoint)
     # A private site (a --allow-private deployment) may of course use private endpoints.
-    if is_private_host(host) and not is_private_host(site):
+    if is_private_host(host) and not is_private_host(key_host(site)):
         diagnostics.append(
             Diagnostic(
                 code="private-endpoint",

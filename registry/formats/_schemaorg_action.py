@@ -57,6 +57,10 @@ def read_action(node: Node, owner: Node, path: str, doc: Doc) -> Action | None:
     method = _method(entry, type_name, path, doc)
     name, title = _naming(node, owner, type_name, path, doc)
     effect = infer_effect(type_name, method, name)
+    if method is None and "httpMethod" not in entry and _entry_point(entry):
+        # Seed 000: an EntryPoint's httpMethod "Default: GET". Only a method the source
+        # states says what the action does, so the effect was inferred without it.
+        method = "GET"
     reads = effect == "read" and method in (None, "GET", "HEAD")
     own = node.get("description")  # else its owner's (the WebSite, the Organization)
     description, about = described(
@@ -144,6 +148,10 @@ def _method(entry: Node, type_name: str | None, path: str, doc: Doc) -> str | No
     if entry.get("contentType") or entry.get("encodingType"):
         return "POST"  # a request body is described, so something is sent
     return None
+
+
+def _entry_point(entry: Node) -> bool:
+    return "urlTemplate" in entry or "EntryPoint" in local_types(entry)
 
 
 def _naming(node: Node, owner: Node, type_name: str | None, path: str, doc: Doc) -> tuple[str, str]:

@@ -35,6 +35,7 @@ from registry.index.text import ANALYZER, NO_TERMS
 from registry.index.vectors import stored_b64
 from registry.model.identifiers import split_identifier
 from registry.model.results import LIVE_FIELD, result_payload
+from registry.model.urls import key_host
 
 # Single values matched whole, to filter by (``kind`` to count, ``site`` to delete by, ``id``
 # to find the documents the vector index names: registry.search.meaning).
@@ -90,10 +91,14 @@ def build_schema() -> tantivy.Schema:
 SCHEMA = build_schema()
 
 
-def domains(host: str) -> list[str]:
-    """``a.shop.example`` -> itself, ``shop.example``: a site filter matches any parent."""
-    labels = host.split(".")
-    return [".".join(labels[i:]) for i in range(max(len(labels) - 1, 1))]
+def domains(key: str) -> list[str]:
+    """``a.shop.example`` -> itself, ``shop.example``: a site filter matches any parent. A site
+    on another port (``a.shop.example:8080``, registry.model.urls.site_key) is found by its own
+    key and, like every site on that host, by the bare host and its parents."""
+    host = key_host(key)
+    labels = host.split(".") if ":" not in host else [host]  # an IPv6 literal has no parents
+    parents = [".".join(labels[i:]) for i in range(max(len(labels) - 1, 1))]
+    return parents if key == host else [key, *parents]
 
 
 @dataclass(frozen=True, slots=True)

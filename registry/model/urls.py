@@ -30,6 +30,45 @@ def site_of(url: str) -> str:
         return host.rstrip(".").lower()
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def site_key(url: str) -> str:
+    """The key a site is stored, filtered and looked up by: its host (``site_of``) when ``url``
+    uses its scheme's default port, ``host:port`` otherwise (``[v6]:port`` for an IPv6
+    literal); '' if no host. Two ports on one host are two sites (issue 20); the scheme is not
+    part of the key, so a site moving from https to http stays one site (its stored origin)."""
+    host = site_of(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return host
+    if not host or port is None or port == DEFAULT_PORTS.get(parts.scheme.lower()):
+        return host
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def key_host(key: str) -> str:
+    """The host of a site key: 'kites.test:18111' -> 'kites.test', '[::1]:8080' -> '::1'."""
+    if key.startswith("["):
+        return key[1:].split("]", 1)[0]
+    host, colon, port = key.rpartition(":")
+    return host if colon and port.isdigit() and ":" not in host else key
+
+
+def on_site(endpoint: str, site: str) -> str:
+    """``endpoint`` as a path when it is on the site keyed ``site`` (the host column says the
+    rest), else whole."""
+    try:
+        parts = urlsplit(endpoint)
+    except ValueError:
+        return endpoint
+    if parts.hostname and site_key(endpoint) == site:
+        return endpoint[len(f"{parts.scheme}://{parts.netloc}") :] or "/"
+    return endpoint
+
+
 def intake_url(text: str) -> str:
     """The http(s) URL a user's ``text`` names, checked before anything stores, echoes or
     fetches it (POST /submissions, `actiondex submit`, `crawl`, `validate`, POST /validate): a
@@ -160,12 +199,13 @@ def absolute(endpoint: object, base_url: str) -> str | None:
 
 
 def same_origin(endpoint: str, site: str) -> bool:
-    """Whether the endpoint's host is ``site`` or one of its subdomains.
+    """Whether the endpoint's host is ``site``'s host (a site key may carry a port) or one of
+    its subdomains.
 
     A leading ``www.`` on the site is ignored: ``www.shop.example`` owns ``api.shop.example``.
     """
     host = site_of(endpoint)
-    site = site.lower().rstrip(".")
+    site = key_host(site).lower().rstrip(".")
     base = site.removeprefix("www.")
     return bool(host) and (host in (site, base) or host.endswith("." + base))
 

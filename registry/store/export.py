@@ -21,7 +21,7 @@ from registry.formats.agent_actions import NAME as FORMAT
 from registry.index.parts import known_auth, known_effect
 from registry.store.site_list import find_site
 
-SCHEMA = f"{FORMAT}/0.1"
+VERSION = f"{FORMAT}/0.1"
 
 
 def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
@@ -38,10 +38,12 @@ def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
     ).all()
     taken: set[str] = set()
     renamed: dict[int, dict[str, str]] = defaultdict(dict)  # document id -> stored -> export
+    on_site: dict[str, str] = {}  # stored -> export, the first document's (a step elsewhere)
     actions = []
     for row, _url in rows:
         name = _free_name(row.name, taken)
         renamed[row.document_id][row.name] = name
+        on_site.setdefault(row.name, name)
         actions.append(_action(row, name))
     flows = session.scalars(
         select(FlowRow)
@@ -50,8 +52,14 @@ def site_manifest(session: Session, host: str) -> dict[str, Any] | None:
         .order_by(Document.url, FlowRow.name)
     ).all()
     flow_names: set[str] = set()
-    exported = [flow for row in flows if (flow := _flow(row, renamed[row.document_id], flow_names))]
-    return {"schema": SCHEMA, "site": _site(site), "actions": actions, "flows": exported}
+    exported = [
+        flow
+        for row in flows
+        if (flow := _flow(row, on_site | renamed[row.document_id], flow_names))
+    ]
+    # Written as seed 002 prints a manifest (``version``, steps bound ``with``); the reader
+    # takes ``schema`` and ``bind`` too (registry/formats/agent_actions.py).
+    return {"version": VERSION, "site": _site(site), "actions": actions, "flows": exported}
 
 
 def _site(site: Site) -> dict[str, Any]:
@@ -101,7 +109,7 @@ def _flow(row: FlowRow, names: dict[str, str], taken: set[str]) -> dict[str, Any
         action = names.get(str(step.get("action"))) if isinstance(step, dict) else None
         if action is None:
             return None
-        out: dict[str, Any] = {"action": action, "bind": step.get("bindings") or {}}
+        out: dict[str, Any] = {"action": action, "with": step.get("bindings") or {}}
         if step.get("title"):
             out["title"] = step["title"]
         steps.append(out)

@@ -34,6 +34,7 @@ from registry.store.rows import (
     mark_changed,
     utcnow,
 )
+from registry.store.site_flows import settle_flow_terms
 
 GONE_STATUSES = (404, 410)
 GONE_AFTER_COUNT = 3
@@ -97,8 +98,11 @@ def promote_site(
         changes.begin()
         budget = _replace_document(session, site, row, doc, budget, now)
         result.changed = True
-    if result.changed:  # a card's tool and the live tools/list's: one action, the live one
+    if result.changed:
+        # A card's tool and the live tools/list's: one action, the live one. Then the flows: a
+        # step's action may live in a document that changed alone.
         drop_listed_twice(session, site.id)
+        settle_flow_terms(session, site)
     changes.close(reason)
     # Removals after replacements, each kind its own history entry: tombstones, then robots.
     for kind in ("tombstone", "robots"):

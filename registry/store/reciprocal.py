@@ -22,7 +22,7 @@ from registry.db.tables import ActionRow, Document, Site
 from registry.formats import VOUCHING_FORMATS
 from registry.index.parts import site_words
 from registry.model.schemas import Manifest
-from registry.model.urls import site_of
+from registry.model.urls import site_key, site_of
 from registry.store.rows import with_index_parts
 
 MAX_DOCUMENTS = 20  # of one host: its well-known documents, not every page
@@ -79,7 +79,7 @@ def _names(named: set[str], site: str) -> bool:
 def verified_manifest(session: Session, site: str, manifest: Manifest) -> Manifest:
     """``manifest`` with each unverified cross-origin action verified whose endpoint's host
     publishes a stored document naming ``site``."""
-    waiting = {site_of(a.endpoint) for a in manifest.actions if a.endpoint and not a.verified}
+    waiting = {site_key(a.endpoint) for a in manifest.actions if a.endpoint and not a.verified}
     if not waiting:
         return manifest
     vouching = {host for host in waiting if _names(_naming(session, host), site)}
@@ -87,7 +87,7 @@ def verified_manifest(session: Session, site: str, manifest: Manifest) -> Manife
         return manifest
     actions = [
         a.model_copy(update={"verified": True})
-        if a.endpoint and not a.verified and site_of(a.endpoint) in vouching
+        if a.endpoint and not a.verified and site_key(a.endpoint) in vouching
         else a
         for a in manifest.actions
     ]

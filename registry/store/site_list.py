@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session, defer
 
 from registry.db.tables import SITE_CHANGE_ORDER, ActionRow, CrawlRun, Document, FlowRow, Site
 from registry.model.bounds import MAX_PAGE
-from registry.model.urls import site_of
+from registry.model.urls import key_host, site_key
 from registry.placement import origin_of
 from registry.store.keyset import BadCursor
 
@@ -164,20 +164,31 @@ def host_key(text: str) -> str | None:
     A-labels, a trailing dot); None when it names no host."""
     if not text or len(text) > 300:
         return None
+    text = text.strip()
+    if "://" not in text and text.rstrip("/").endswith(":80"):
+        text = f"http://{text}"  # "host:80" typed bare is http's default port, not https's
     try:
-        return site_of(origin_of(text)) or None
+        return site_key(origin_of(text)) or None
     except ValueError:
         return None
 
 
 def find_site(session: Session, text: str) -> Site | None:
-    host = host_key(text)
-    if host is None:
+    """The site ``text`` names by its key (registry.model.urls.site_key: ``host``, or
+    ``host:port`` off the default port); a bare host also names the one site on another port
+    of that host when there is exactly one (the demo web's sites live on a loopback port)."""
+    key = host_key(text)
+    if key is None:
         return None
     # Not its crawl memory: nothing shown reads it, and it can be large (robots.txt).
-    return session.scalars(
-        select(Site).options(defer(Site.crawl_state)).where(Site.host == host)
-    ).one_or_none()
+    query = select(Site).options(defer(Site.crawl_state))
+    site = session.scalars(query.where(Site.host == key)).one_or_none()
+    if site is not None or key_host(key) != key:
+        return site
+    on_ports = session.scalars(
+        query.where(Site.host.startswith(f"{key}:", autoescape=True)).limit(2)
+    ).all()
+    return on_ports[0] if len(on_ports) == 1 else None
 
 
 def run_summary(run: CrawlRun, host: str | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from registry.db.tables import ActionRow, Site, Submission
 from registry.model.statuses import OPEN
-from registry.model.urls import site_of
+from registry.model.urls import key_host, site_key
 from registry.placement import origin_of
 from registry.submissions.limits import Limits, check_limits, registrable_domain
 
@@ -46,11 +46,11 @@ def submit(
     [:port]/``: a crawl starts there, and a path or query may carry someone's secret);
     ``limits`` None (the operator's CLI): no limit. Raises registry.submissions.limits.Limited."""
     url = origin_of(url) + "/"
-    host = site_of(url)
+    host = site_key(url)
     existing = open_submission(session, host)
     if existing is not None:
         return existing, False
-    domain = registrable_domain(host)
+    domain = registrable_domain(key_host(host))
     if limits is not None:
         check_limits(session, client, domain, limits, now)
     row = Submission(

@@ -23,7 +23,7 @@ def test_both_runners_take_the_same_work_in_the_same_order(session: Session) -> 
     submit(session, "http://new.example:8080/", now - timedelta(minutes=2))
     submit(session, "https://due.example/", now - timedelta(minutes=1))  # due and submitted
     work = [
-        ("new.example", "http://new.example:8080/"),
+        ("new.example:8080", "http://new.example:8080/"),
         ("due.example", "https://due.example/"),
         ("late.example", None),
     ]
@@ -42,14 +42,14 @@ def test_both_runners_take_the_same_work_in_the_same_order(session: Session) -> 
     assert [
         should_crawl(session, host, now)
         for host in (
-            "new.example",
+            "new.example:8080",
             "due.example",
             "late.example",
             "fresh.example",
             "nowhere.example",
         )
     ] == [True, True, True, False, False]
-    assert [hooks.is_due(session, host, now) for host in ("new.example", "fresh.example")] == [
+    assert [hooks.is_due(session, host, now) for host in ("new.example:8080", "fresh.example")] == [
         True,
         False,
     ]

@@ -109,11 +109,12 @@ def test_a_submission_is_queued_crawled_and_done(store: Store) -> None:
         posted = client.post("/submissions", json={"url": store.web.url("alpha.test")})
         assert posted.status_code == 202, posted.text
         body = posted.json()
-        assert body["status"] == "queued" and body["host"] == "alpha.test"
+        alpha = f"alpha.test:{store.web.port}"  # the site key: host:port off the default port
+        assert body["status"] == "queued" and body["host"] == alpha
         assert posted.headers["location"] == body["link"] == f"/submissions/{body['id']}"
         again = client.post("/submissions", json={"url": store.web.url("alpha.test", "/x")})
         assert again.status_code == 200 and again.json() == {
-            "host": "alpha.test",
+            "host": alpha,
             "status": "queued",
         }
         seen = {client.get(body["link"]).json()["status"]}
@@ -147,8 +148,9 @@ def test_failed_crawls_say_why(store: Store) -> None:
         _wait(store.crawl(*hosts))
         got = {h: client.get(link).json() for h, link in links.items()}
     assert {g["status"] for g in got.values()} == {"failed"}, got
-    assert got["empty.test"]["reason"].startswith("no actions found on empty.test")
-    assert "robots.txt on closed.test disallows" in got["closed.test"]["reason"]
+    port = store.web.port  # the site key: host:port off the default port
+    assert got["empty.test"]["reason"].startswith(f"no actions found on empty.test:{port}")
+    assert f"robots.txt on closed.test:{port} disallows" in got["closed.test"]["reason"]
     assert "robots-disallowed" in got["closed.test"]["errors"]
     assert "json-parse-error" in got["broken.test"]["reason"]
     assert all(g["actions"] == [] and g["finished_at"] for g in got.values())

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from actiondex.demo.web import SITES, DemoWeb
 from harness.procs import AX, env_for, free_port
 from registry.db.tables import ActionRow, FlowRow, Site
+from registry.model.urls import key_host
 from tests.hostile.canary import Canary
 
 CRAWL_TIMEOUT = 120
@@ -55,7 +56,8 @@ def targets(web: DemoWeb) -> list[str]:
 
 def per_site(proc: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
     assert proc.stdout.strip(), proc.stderr
-    return {row["host"]: row for row in json.loads(proc.stdout)["per_site"]}
+    # The site key's port dropped: the demo web serves every host on one loopback port.
+    return {key_host(row["host"]): row for row in json.loads(proc.stdout)["per_site"]}
 
 
 def db_url_of(data_dir: Path) -> str:
@@ -69,7 +71,7 @@ def stored(url: str) -> dict[str, set[tuple[Any, ...]]]:
     with Session(engine) as session:
         actions = select(Site.host, ActionRow).join_from(ActionRow, Site)
         for host, action in session.execute(actions):
-            rows.setdefault(host, set()).add(
+            rows.setdefault(key_host(host), set()).add(
                 (
                     "action",
                     action.id,
@@ -82,7 +84,7 @@ def stored(url: str) -> dict[str, set[tuple[Any, ...]]]:
                 )
             )
         for host, flow in session.execute(select(Site.host, FlowRow).join_from(FlowRow, Site)):
-            rows.setdefault(host, set()).add(
+            rows.setdefault(key_host(host), set()).add(
                 ("flow", flow.id, flow.name, json.dumps(flow.steps, sort_keys=True))
             )
     engine.dispose()

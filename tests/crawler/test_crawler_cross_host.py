@@ -15,6 +15,7 @@ from harness.styles import openapi
 from harness.web import LoopbackWeb, Reply, json_reply
 from harness.web import Site as WebSite
 from registry.db.tables import ActionRow, Site
+from registry.model.urls import key_host
 from tests.hostile.run import crawl
 
 pytestmark = pytest.mark.timeout(300)
@@ -48,7 +49,7 @@ def _stored(data_dir: Path) -> dict[str, tuple[str | None, str | None]]:
             )
         ).all()
     engine.dispose()
-    return {f"{host}/{name}": (method, endpoint) for host, name, method, endpoint in rows}
+    return {f"{key_host(host)}/{name}": (method, endpoint) for host, name, method, endpoint in rows}
 
 
 def test_wildcard_sources_on_another_host_are_read(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from harness.styles import agent_actions, jsonld_page
 from harness.web import LoopbackWeb, Reply, html_reply, json_reply
 from harness.web import Site as WebSite
 from registry.db.tables import Site, SiteHistory
+from registry.model.urls import key_host
 from tests.helpers.cli import run
 from tests.hostile.run import action_names, crawl
 
@@ -64,7 +65,7 @@ def _history(data_dir: Path) -> dict[str, list[tuple[str, list[str], int, int | 
         ).all()
         found: dict[str, list[tuple[str, list[str], int, int | None]]] = {}
         for host, entry in rows:
-            found.setdefault(host, []).append(
+            found.setdefault(key_host(host), []).append(
                 (entry.reason, entry.removed, entry.actions, entry.run_id)
             )
     engine.dispose()
@@ -74,7 +75,7 @@ def _history(data_dir: Path) -> dict[str, list[tuple[str, list[str], int, int | 
 def _found(data_dir: Path, query: str) -> set[str]:
     proc = run(data_dir, "find", query, "--json", "--origin", "any")
     assert proc.returncode == 0, proc.stderr
-    return {result["site"] for result in json.loads(proc.stdout)["results"]}
+    return {key_host(result["site"]) for result in json.loads(proc.stdout)["results"]}
 
 
 def test_disallow_withdraws_503_keeps_and_a_crawl_brings_a_removed_site_back(

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from actiondex.demo.web import DemoWeb
 from harness.procs import free_port
 from registry.db.tables import Site
+from registry.model.urls import key_host
 from registry.store.rows import utcnow
 from registry.store.schedule import jitter
 from tests.helpers.crawls import actiondex, crawl_args, small_web, store_engine
@@ -35,7 +36,7 @@ def schedule(db_url: str) -> dict[str, dict[str, Any]]:
     engine = store_engine(db_url)
     with Session(engine) as session:
         rows = {
-            s.host: {
+            key_host(s.host): {
                 "next": s.next_crawl_at,
                 "interval": s.crawl_interval,
                 "failures": s.crawl_failures,
@@ -50,7 +51,8 @@ def schedule(db_url: str) -> dict[str, dict[str, Any]]:
 def set_next(db_url: str, host: str, when: datetime) -> None:
     engine = store_engine(db_url)
     with Session(engine) as session, session.begin():
-        session.execute(update(Site).where(Site.host == host).values(next_crawl_at=when))
+        key = Site.host.startswith(f"{host}:")  # the loopback port is part of the site key
+        session.execute(update(Site).where(key).values(next_crawl_at=when))
     engine.dispose()
 
 
@@ -78,14 +80,14 @@ def test_a_crawl_schedules_each_site_by_its_outcome(
     assert good["interval"] == 7200 and good["failures"] == 0  # a first crawl: INITIAL
     assert before <= good["last"] <= after
     wait = (good["next"] - good["last"]).total_seconds()
-    assert wait == pytest.approx(7200 * (1 - jitter("good.test")), abs=0.01)
+    assert wait == pytest.approx(7200 * (1 - jitter(f"good.test:{web.port}")), abs=0.01)
     assert dead["failures"] == 1 and dead["interval"] == 7200
     assert (dead["next"] - dead["last"]) <= timedelta(seconds=600)  # backs off from MIN
 
 
 def crawled(proc: subprocess.CompletedProcess[str]) -> list[str]:
     data = json.loads(proc.stdout)
-    return sorted(row["host"] for row in data.get("per_site", []))
+    return sorted(key_host(row["host"]) for row in data.get("per_site", []))
 
 
 def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(
@@ -116,7 +118,7 @@ def test_crawl_due_crawls_the_due_sites_and_not_the_fresh_ones(
     named = actiondex(
         tmp_path,
         empty_db_url,
-        *crawl_args(web, "--due", f"http://good.test:{web.port}/", "other.test"),
+        *crawl_args(web, "--due", f"http://good.test:{web.port}/", f"other.test:{web.port}"),
     )
     assert crawled(named) == ["other.test"], named.stdout + named.stderr
 

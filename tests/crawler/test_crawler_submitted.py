@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from actiondex.demo.web import DemoWeb
 from actiondex.due import crawl_selection
 from registry.db.tables import CrawlRun, Submission
+from registry.model.urls import key_host
 from registry.store.rows import utcnow
 from registry.submissions.queue import mark_crawling, submit
 from tests.helpers.crawls import actiondex, crawl_args, small_web, store_engine
@@ -46,10 +47,10 @@ def test_crawl_due_takes_submissions_first_and_settles_them(
     assert due.returncode == 0, due.stdout + due.stderr
     summary = json.loads(due.stdout)
     assert summary["due"] == 2
-    assert {row["host"] for row in summary["per_site"]} == {"known.test", "new.test"}
+    assert {key_host(row["host"]) for row in summary["per_site"]} == {"known.test", "new.test"}
     engine = store_engine(empty_db_url)
     with Session(engine) as session:
-        rows = {s.host: s for s in session.scalars(select(Submission))}
+        rows = {key_host(s.host): s for s in session.scalars(select(Submission))}
     engine.dispose()
     assert {h: r.status for h, r in rows.items()} == {"known.test": "done", "new.test": "done"}
     assert [a["name"] for a in rows["new.test"].actions] == ["search"]
@@ -91,7 +92,7 @@ def test_a_dead_run_gives_its_submissions_back_to_the_queue(
         session.flush()
         dead_id = dead.id
         submit(session, f"http://new.test:{web.port}/", long_ago)
-        mark_crawling(session, ["new.test"], dead_id, long_ago)
+        mark_crawling(session, [f"new.test:{web.port}"], dead_id, long_ago)
     other = actiondex(tmp_path, empty_db_url, *crawl_args(web, f"http://known.test:{web.port}/"))
     assert other.returncode == 0, other.stderr
     with Session(engine) as session:
@@ -99,7 +100,9 @@ def test_a_dead_run_gives_its_submissions_back_to_the_queue(
         assert (row.status, row.started_at) == ("queued", None)
         assert session.get(CrawlRun, dead_id).status == "aborted"  # type: ignore[union-attr]
     due = actiondex(tmp_path, empty_db_url, *crawl_args(web, "--due"))
-    assert [r["host"] for r in json.loads(due.stdout)["per_site"]] == ["new.test"], due.stderr
+    assert [r["host"] for r in json.loads(due.stdout)["per_site"]] == [f"new.test:{web.port}"], (
+        due.stderr
+    )
     with Session(engine) as session:
         row = session.scalars(select(Submission)).one()
         assert (row.status, row.attempts) == ("done", 2)

@@ -51,7 +51,7 @@ def test_the_export_of_every_format_validates_with_no_error(session: Session, fi
     detail = site_detail(session, host)
     assert detail is not None and detail["actions"], f"{fixture} stored no action"
     export = site_manifest(session, host)
-    assert export is not None and export["schema"] == "agent-actions/0.1"
+    assert export is not None and export["version"] == "agent-actions/0.1"
     report = read_back(export)
     errors = [d for d in report.diagnostics if d.severity == "error"]
     assert errors == [] and report.format == "agent-actions"
@@ -118,3 +118,37 @@ def test_an_unknown_site_has_no_export(session: Session) -> None:
     assert site_manifest(session, "unknown.example") is None
     assert site_manifest(session, "not a host!") is None
     assert site_manifest(session, "known.example") is not None
+
+
+def test_the_export_is_written_as_seed_002_prints_a_manifest(session: Session) -> None:
+    """``version`` (not ``schema``) and steps bound ``with`` (not ``bind``), as seed 002 prints
+    them; a flow whose step names another document's action is exported, not dropped."""
+    search = {"name": "search", "method": "GET", "path": "/search{?q}", "effect": "read"}
+    pay = {"name": "pay", "method": "POST", "path": "/pay", "effect": "spend"}
+    flow = {
+        "name": "find_and_pay",
+        "steps": [
+            {"action": "search", "with": {"q": "$input.query"}},
+            {"action": "pay", "with": {"item": "$steps.0.items.0.id"}},
+        ],
+    }
+    docs = [
+        RawDocument(url="https://two.example/.well-known/agent-actions.json", body=manifest([pay])),
+        RawDocument(url="https://two.example/more/actions.json", body=manifest([search], [flow])),
+    ]
+    crawl = SiteCrawl(host="two.example", origin="https://two.example", documents=docs)
+    promote_site(session, normalise_site(crawl))
+    export = site_manifest(session, "two.example")
+    assert export is not None and "schema" not in export
+    assert export["version"] == "agent-actions/0.1"
+    [exported] = export["flows"]
+    assert [(s["action"], s["with"]) for s in exported["steps"]] == [
+        ("search", {"q": "$input.query"}),
+        ("pay", {"item": "$steps.0.items.0.id"}),
+    ]
+    assert all("bind" not in s for s in exported["steps"])
+    report = read_back(export)
+    assert [(s.action, s.bindings) for s in report.flows[0].steps] == [
+        ("search", {"q": "$input.query"}),
+        ("pay", {"item": "$steps.0.items.0.id"}),
+    ]

@@ -22,7 +22,10 @@ PAGE = (
     "document,site",
     [
         ({"schema": "agent-actions/0.1", "site": "shop.example", "actions": []}, "shop.example"),
-        ({"schema": "agent-actions/0.1", "site": "http://shop.example:8080/x"}, "shop.example"),
+        (
+            {"schema": "agent-actions/0.1", "site": "http://shop.example:8080/x"},
+            "shop.example:8080",
+        ),
         ({"schema": "agent-actions/0.1", "site": {"url": "https://SHOP.example"}}, "shop.example"),
         (
             {

@@ -29,9 +29,11 @@ from tests.helpers.stores import add_site
 def test_duplicates_collapse_onto_the_open_submission(session: Session) -> None:
     now = utcnow()
     first, created = submit(session, "https://shop.example/", now)
-    again, created_again = submit(session, "http://SHOP.example:8080/about", now)
+    again, created_again = submit(session, "http://SHOP.example/about", now)
     assert created and not created_again and again.id == first.id
     assert first.status == "queued" and first.host == "shop.example"
+    other, created_other = submit(session, "http://SHOP.example:8080/about", now)
+    assert created_other and other.host == "shop.example:8080"  # another port: another site
     assert len(first.id) >= 22 and first.id.isascii()  # 18 random bytes, URL-safe
 
 
@@ -78,10 +80,10 @@ def test_the_queue_is_oldest_first_and_crawling_leaves_it(session: Session) -> N
     start = utcnow()
     for i, host in enumerate(["b.example", "a.example", "c.example"]):
         submit(session, f"http://{host}:8001/", start + timedelta(seconds=i))
-    assert pending_hosts(session, 10) == ["b.example", "a.example", "c.example"]
+    assert pending_hosts(session, 10) == ["b.example:8001", "a.example:8001", "c.example:8001"]
     assert pending_targets(session, 2) == ["http://b.example:8001/", "http://a.example:8001/"]
-    assert mark_crawling(session, ["a.example", "nowhere.example"], 7, start) == 1
-    assert pending_hosts(session, 10) == ["b.example", "c.example"]
+    assert mark_crawling(session, ["a.example:8001", "a.example", "nowhere.example"], 7, start) == 1
+    assert pending_hosts(session, 10) == ["b.example:8001", "c.example:8001"]
 
 
 def test_settle_done_lists_the_actions_found(session: Session) -> None:

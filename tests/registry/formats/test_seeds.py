@@ -10,7 +10,7 @@ from typing import Any
 
 from registry.formats import normalise
 from registry.model.schemas import Action, Flow, Manifest, RawDocument
-from tests.helpers.seeds import seed_body, seed_examples, wildcard_document
+from tests.helpers.seeds import seed_body, seed_examples, seed_file, wildcard_document
 
 
 def read(example: dict[str, Any], url: str) -> Manifest:
@@ -228,6 +228,29 @@ def test_000_property_value_fields() -> None:
     assert schema["properties"]["rank"] | {} == {"type": "number", "minimum": 1, "maximum": 30}
     assert schema["properties"]["kind"] == {"type": "string", "default": "story"}
     assert schema["properties"]["points"] == {"type": "number", "minimum": 0, "default": 1}
+
+
+def test_000_entry_point_method_defaults_to_get() -> None:
+    """The seed's EntryPoint table: httpMethod "GET, POST, PUT, DELETE. Default: GET". The
+    default is the method to call; the effect still comes from what the source states (a
+    CreateAction is not a read because its EntryPoint leaves the method out)."""
+    assert "GET, POST, PUT, DELETE. Default: GET" in seed_file("000").read_text(encoding="utf-8")
+    full = seed_examples("000")[2]
+    unstated = []
+    for action_node in json.loads(json.dumps(full["potentialAction"])):
+        action_node["target"].pop("httpMethod")
+        unstated.append(action_node)
+    got = read(full | {"potentialAction": unstated}, "https://news.ycombinator.com/")
+    found = {a.name: (a.method, a.effect) for a in got.actions}
+    assert found == {
+        "top-stories": ("GET", "read"),
+        "new-stories": ("GET", "read"),
+        "search": ("GET", "read"),
+        "submit-story": ("POST", "write"),  # its encodingType says a body is sent
+    }
+    create = unstated[3] | {"target": {"@type": "EntryPoint", "urlTemplate": "/submit"}}
+    got = read(full | {"potentialAction": [create]}, "https://news.ycombinator.com/")
+    assert (got.actions[0].method, got.actions[0].effect) == ("GET", "write")
 
 
 # --- seed 003: which Schema.org actions are executable, as far as reading goes -----------

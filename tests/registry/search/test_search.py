@@ -157,7 +157,10 @@ def test_same_origin_filter(index: ActionIndex) -> None:
 
 def test_domains() -> None:
     assert domains("a.shop.example") == ["a.shop.example", "shop.example"]
-    assert domains("localhost:8080") == ["localhost:8080"]
+    # A site on another port: its own key, then the host (every port of it) and its parents.
+    assert domains("localhost:8080") == ["localhost:8080", "localhost"]
+    assert domains("a.kites.test:18111") == ["a.kites.test:18111", "a.kites.test", "kites.test"]
+    assert domains("[::1]:8080") == ["[::1]:8080", "::1"]
 
 
 def test_one_site_does_not_crowd_the_first_page(index: ActionIndex) -> None:
