@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from registry.config import Settings
 from registry.db.engine import make_engine
+from registry.model.urls import site_key
 from registry.store.rows import get_or_create_site, utcnow
 
 PG_URL = os.environ.get("ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -59,9 +60,10 @@ def engine_for(url: str, data_dir: Path) -> Engine:
 
 def make_known(session: Session, origins: dict[str, str]) -> None:
     """Sites the registry knows and has never crawled (host -> origin), due now: as a
-    submission or an operator would leave them."""
+    submission or an operator would leave them. Each is keyed as the registry keys it
+    (``site_key`` of its origin: ``host:port`` off the scheme's default port)."""
     now = utcnow()
     for host, origin in origins.items():
-        site = get_or_create_site(session, host, origin, now)
+        site = get_or_create_site(session, site_key(origin) or host, origin, now)
         if hasattr(site, "next_crawl_at"):  # the recrawl schedule (registry.store.schedule)
             site.next_crawl_at = now

@@ -112,6 +112,10 @@ def test_pages_are_capped_and_cover_page_types(crawled: dict[str, Any]) -> None:
     assert {p.split("/")[1] for p in pages} == {"p", "c", "search"}
 
 
+# Hosts whose endpoints (an A2A agent, MCP servers) the liveness probes ask after each crawl.
+PROBED = {"a2a.test", "mcp.test", "agentmap.test"}
+
+
 def test_recrawl_is_conditional_and_writes_nothing(crawled: dict[str, Any]) -> None:
     second = crawled["second"]
     assert second["changed_sites"] == [], second["changed_sites"]
@@ -120,8 +124,13 @@ def test_recrawl_is_conditional_and_writes_nothing(crawled: dict[str, Any]) -> N
     conditional = [p for _, p, headers in crawled["recrawl_log"] if "If-None-Match" in headers]
     assert "/.well-known/agent-actions.json" in conditional and "/" in conditional
     # robots.txt, the catch-all probe and the 404s of the first crawl are remembered a day
-    # (a Crawl-delay is applied when robots.txt arrives, so polite.test is asked again)
-    asked = {p for h, p, _ in crawled["recrawl_log"] if h != "polite.test"}
+    # (a Crawl-delay is applied when robots.txt arrives, so polite.test is asked again); the
+    # liveness probes read robots.txt once a run of each host whose endpoints they ask
+    # (crawler/probes/polite.py), and nothing else of it
+    log = [(h, p) for h, p, _ in crawled["recrawl_log"] if h != "polite.test"]
+    probes_robots = [h for h, p in log if p == "/robots.txt" and h in PROBED]
+    assert len(probes_robots) == len(set(probes_robots)), probes_robots
+    asked = {p for h, p in log if not (p == "/robots.txt" and h in PROBED)}
     assert "/robots.txt" not in asked and "/.well-known/mcp.json" not in asked
     assert not any("actiondex-probe" in p for p in asked)
 

@@ -18,6 +18,7 @@ from harness.procs import env_for as actiondex_env
 from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import CrawlRun, Site
+from registry.model.urls import key_host
 from tests.distributed.compose import local
 
 
@@ -59,13 +60,14 @@ def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Po
 
 
 def crawl_lines(log: Path) -> tuple[set[str], set[str]]:
-    """The hosts a worker's log says it began crawling, and those it finished."""
+    """The hosts a worker's log says it began crawling, and those it finished (the log names
+    sites by key, ``host:port`` on the loopback web)."""
     begun, ended = set(), set()
     for line in log.read_text(errors="replace").splitlines():
         if ": crawling " in line:
-            begun.add(line.rsplit(" ", 1)[-1])
+            begun.add(key_host(line.rsplit(" ", 1)[-1]))
         elif " crawled in " in line:
-            ended.add(line.split(": ", 2)[1].split(" ")[0])
+            ended.add(key_host(line.split(": ", 2)[1].split(" ")[0]))
     return begun, ended
 
 

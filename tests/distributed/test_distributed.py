@@ -113,10 +113,11 @@ def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path:
     assert_store_consistent(engine, killed)
     said = logs["scheduler"].read_text()
     for host in killed:  # the dead worker's job was found stalled: retried, or ended
+        key = f"{host}:{web.port}"  # the site's key: the loopback web is not on port 80
         assert (
-            f"({host}) of a dead worker back in the queue" in said
-            or f"({host}): another is queued" in said
-        ), host
+            f"({key}) of a dead worker back in the queue" in said
+            or f"({key}): another is queued" in said
+        ), key
 
 
 def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> None:
