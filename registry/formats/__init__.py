@@ -99,7 +99,7 @@ __all__ = [
 # agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
 # x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
 # Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 10
+NORMALISER_VERSION = 11
 # The formats whose documents say which sites a host serves (a catalog's entries, a card's or
 # an OpenAPI description's servers, a linkset's anchors): registry.store.reciprocal reads them
 # to verify another site's cross-origin endpoints on that host.

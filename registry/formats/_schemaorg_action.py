@@ -145,9 +145,9 @@ def _method(entry: Node, type_name: str | None, path: str, doc: Doc) -> str | No
         return method
     if type_name and infer_effect(type_name, None, None) == "read":
         return "GET"
-    if entry.get("contentType") or entry.get("encodingType"):
-        return "POST"  # a request body is described, so something is sent
-    return None
+    if entry.get("encodingType"):
+        return "POST"  # the request's body is described, so something is sent
+    return None  # (``contentType`` is the response's: seed 000, Schema.org)
 
 
 def _entry_point(entry: Node) -> bool:

@@ -251,6 +251,13 @@ def test_000_entry_point_method_defaults_to_get() -> None:
     create = unstated[3] | {"target": {"@type": "EntryPoint", "urlTemplate": "/submit"}}
     got = read(full | {"potentialAction": [create]}, "https://news.ycombinator.com/")
     assert (got.actions[0].method, got.actions[0].effect) == ("GET", "write")
+    # contentType is the response's ("Response MIME type"): it says nothing about a body sent
+    assert "contentType string no Response MIME type" in seed_file("000").read_text("utf-8")
+    answered = {"@type": "EntryPoint", "urlTemplate": "/submit", "contentType": "application/json"}
+    got = read(
+        full | {"potentialAction": [create | {"target": answered}]}, "https://news.ycombinator.com/"
+    )
+    assert got.actions[0].method == "GET"
 
 
 # --- seed 003: which Schema.org actions are executable, as far as reading goes -----------
