@@ -48,9 +48,11 @@ def test_a_retry_gives_way_to_the_job_queued_for_its_host(
         ACTIONDEX_HEARTBEAT_INTERVAL="1",
     )
 
+    key = f"a.test:{web.port}"  # the site's key: the loopback web is not on port 80
+
     async def defer() -> bool:
         async with make_app(settings).open_async() as app:
-            return await enqueue(app, "a.test", 0)
+            return await enqueue(app, key, 0)
 
     log = tmp_path / "worker.log"
     with web:
@@ -66,4 +68,4 @@ def test_a_retry_gives_way_to_the_job_queued_for_its_host(
     said = log.read_text(errors="replace")
     assert statuses(engine)[0] == "failed", said
     assert "Traceback" not in said and "never retrieved" not in said, said
-    assert "(a.test): another is queued; ended as failed" in said, said
+    assert f"({key}): another is queued; ended as failed" in said, said
