@@ -9,8 +9,12 @@ memory of a crawl goes back with it; the child runs the very command line `actio
 would (the program `python -m actiondex`, run by name, so this module never imports the command
 line that contains it), its stdout and stderr in files the worker reads when it ends.
 
-Dying with the worker: the forkserver exits when the worker does (its pipe closes), and each
-child asks for SIGKILL when its parent, the forkserver, dies (PR_SET_PDEATHSIG).
+Dying with the worker: each child watches the worker itself (a pidfd, ``_die_with``) and kills
+itself when the worker ends. PR_SET_PDEATHSIG alone is not enough: a child's parent is the
+forkserver, and the forkserver exits only when every holder of its "alive" pipe is gone, which
+includes each child (multiprocessing hands them a copy), so a worker killed with -9 left its
+children crawling, unsupervised, beside the retries of their jobs. Once the children are gone,
+the forkserver follows.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ import asyncio
 import multiprocessing
 import os
 import runpy
+import select
 import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +73,27 @@ def _noop() -> None:
     pass
 
 
-def _child(argv: list[str], out: str, err: str) -> None:
-    """In the forked child: die with the forkserver, write where the worker reads, run the
-    command as `actiondex ARGS` would."""
+def _die_with(worker: int) -> None:
+    """SIGKILL this process when ``worker`` ends (now, if it has ended already)."""
+    try:
+        pidfd = os.pidfd_open(worker)
+    except ProcessLookupError:
+        os._exit(1)
+
+    def watch() -> None:
+        select.select([pidfd], [], [])  # readable once the process has ended
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="die-with-worker", daemon=True).start()
+
+
+def _child(worker: int, argv: list[str], out: str, err: str) -> None:
+    """In the forked child: die with the worker (and the forkserver), write where the worker
+    reads, run the command as `actiondex ARGS` would."""
     import ctypes
 
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the forkserver's death
+    _die_with(worker)
     for path, fd in ((out, 1), (err, 2)):
         target = os.open(path, os.O_WRONLY | os.O_TRUNC)
         os.dup2(target, fd)
@@ -87,7 +108,9 @@ async def run_forked(argv: list[str], timeout: float) -> ChildResult:
         out, err = Path(tmp) / "stdout", Path(tmp) / "stderr"
         out.touch()
         err.touch()
-        proc = context().Process(target=_child, args=(argv, str(out), str(err)), daemon=False)
+        proc = context().Process(
+            target=_child, args=(os.getpid(), argv, str(out), str(err)), daemon=False
+        )
         await asyncio.to_thread(proc.start)  # a round trip to the forkserver: off the loop
         try:
             await asyncio.wait_for(_ended(proc), timeout)

@@ -103,11 +103,11 @@ def running_runs(engine: Engine) -> list[list[str]]:
         return list(session.scalars(select(CrawlRun.targets).where(CrawlRun.status == "running")))
 
 
-def finished_runs(engine: Engine) -> list[tuple[str, float, float]]:
-    """(host, started, finished) of every finished crawl run, one per target."""
+def finished_runs(engine: Engine) -> list[tuple[str, float, float, int]]:
+    """(host, started, finished, run id) of every finished crawl run, one per target."""
     with transaction(engine) as session:
         rows = session.execute(
-            select(CrawlRun.targets, CrawlRun.started_at, CrawlRun.finished_at).where(
+            select(CrawlRun.targets, CrawlRun.started_at, CrawlRun.finished_at, CrawlRun.id).where(
                 CrawlRun.status == "finished"
             )
         )
@@ -116,7 +116,19 @@ def finished_runs(engine: Engine) -> list[tuple[str, float, float]]:
                 target.split("//")[1].split(":")[0],
                 started.replace(tzinfo=UTC).timestamp(),
                 ended.replace(tzinfo=UTC).timestamp(),
+                run_id,
             )
-            for targets, started, ended in rows
+            for targets, started, ended, run_id in rows
             for target in targets
         ]
+
+
+def runs_of_all(engine: Engine) -> str:
+    """Every crawl run, a line each (for an assertion's message)."""
+    with transaction(engine) as session:
+        rows = session.execute(
+            select(CrawlRun.id, CrawlRun.status, CrawlRun.owner, CrawlRun.targets).order_by(
+                CrawlRun.id
+            )
+        )
+        return "\n".join(f"{i} {status} {owner} {targets}" for i, status, owner, targets in rows)

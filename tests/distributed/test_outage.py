@@ -31,6 +31,7 @@ from tests.distributed.cluster import (
     env_for,
     finished_runs,
     running_runs,
+    runs_of_all,
     started,
     wait_until,
 )
@@ -112,8 +113,9 @@ def assert_every_site_once(web: LoopbackWeb, engine: Engine, in_flight: set[str]
         assert count == 1 or (host in in_flight and count == 2), (host, count, in_flight)
     # A crawl caught by the stop spooled its site; a later crawl's start replayed it (so no
     # run of its own finished): stored all the same, below.
-    finished = {host for host, _, _ in finished_runs(engine)}
-    assert set(web.sites) - finished <= in_flight, (set(web.sites) - finished, in_flight)
+    finished = {host for host, *_ in finished_runs(engine)}
+    unfinished = set(web.sites) - finished
+    assert unfinished <= in_flight, f"{unfinished} not in {in_flight}\n{runs_of_all(engine)}"
     with transaction(engine) as session:
         assert session.scalar(select(func.count()).select_from(Site)) == SITES
         per_site = session.execute(

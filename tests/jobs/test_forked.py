@@ -16,6 +16,8 @@ import pytest
 
 from actiondex.jobs.child import ChildFailed
 from actiondex.jobs.forked import run_forked
+from harness.procs import free_port
+from tests.helpers.family import descendants, survivors
 from tests.helpers.paths import FIXTURES, ROOT
 
 pytestmark = pytest.mark.timeout(120)
@@ -30,29 +32,15 @@ def test_a_forked_child_runs_an_actiondex_command_and_returns_its_summary() -> N
         asyncio.run(run_forked(["validate", "--no-such-option"], timeout=60))
 
 
-def descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if stat[0] != "Z":
-                parents[int(entry.name)] = int(stat[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
 def test_children_die_with_a_worker_killed_with_minus_9(tmp_path: Path) -> None:
-    worker = textwrap.dedent("""
+    """The child serves until it is killed (it never ends by itself): only the worker's death
+    can end it. multiprocessing's forkserver outlives the worker while any child holds its
+    alive pipe, so the child must watch the worker itself."""
+    worker = textwrap.dedent(f"""
         import asyncio
         from actiondex.jobs.forked import run_forked
         if __name__ == "__main__":
-            asyncio.run(run_forked(["serve", "--port", "0"], timeout=300))
+            asyncio.run(run_forked(["serve", "--port", "{free_port()}"], timeout=300))
     """)
     script = tmp_path / "worker.py"
     script.write_text(worker)
@@ -63,22 +51,9 @@ def test_children_die_with_a_worker_killed_with_minus_9(tmp_path: Path) -> None:
     deadline = time.monotonic() + 60
     while len(descendants(proc.pid)) < 2 and time.monotonic() < deadline:  # forkserver, child
         time.sleep(0.2)
+    time.sleep(3)  # the child is past its start: a serve that failed would have ended
     family = descendants(proc.pid)
     assert len(family) >= 2, "no forkserver and child"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
-    deadline = time.monotonic() + 15
-    while (
-        any(Path(f"/proc/{p}").exists() and _alive(p) for p in family)
-        and time.monotonic() < deadline
-    ):
-        time.sleep(0.2)
-    assert not [p for p in family if _alive(p)]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    assert survivors(family, 15) == []
