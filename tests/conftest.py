@@ -19,7 +19,7 @@ from harness.db import BACKENDS, engine_for, fresh_pg_database
 from registry.db.engine import migrate
 
 # Markers for the test tiers (make test-fast): tests/tiers.py.
-pytest_plugins = ["tests.tiers", "tests.sharing"]
+pytest_plugins = ["tests.tiers", "tests.sharing", "tests.ordering"]
 
 
 @pytest.fixture(scope="session")
