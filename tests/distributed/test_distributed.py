@@ -112,7 +112,10 @@ def assert_crawled_once(web: LoopbackWeb, engine: Engine, killed: set[str]) -> N
         # The killed worker's crawls began once before the kill and once on retry.
         assert count == 1 or (host in killed and count == 2), (host, count)
     runs = finished_runs(engine)
-    assert {host for host, *_ in runs} == set(web.sites)
+    # A site the killed worker's child had finished before the kill is stored, but by a run
+    # that ended aborted: its retried job found it no longer due.
+    unfinished = set(web.sites) - {host for host, *_ in runs}
+    assert unfinished <= killed, f"{unfinished - killed}\n{runs_of_all(engine)}"
     twice = sorted({host for host, *_ in runs if sum(h == host for h, *_ in runs) > 1})
     assert not twice, f"in two finished crawl runs: {twice}\n{runs_of_all(engine)}"
     # No host was crawled by two at once: each host's requests (the killed crawl's apart) all
