@@ -6,6 +6,10 @@ DEMO_ARGS ?=
 PYTEST_ARGS ?=
 # pytest-xdist workers for `make test`: most slow tests wait on processes, so 4 fill 2 cores.
 TEST_WORKERS ?= 4
+# Compiled bytecode is kept (__pycache__, ignored by git) even where the environment says not to:
+# the suite starts `actiondex` hundreds of times, and each start would compile the project again
+# (~0.3 CPU-s), as each pytest worker would rewrite every test module's asserts.
+unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
 .PHONY: help install install-test demo test test-fast lint postgres browser clean bench bench-relevance \
