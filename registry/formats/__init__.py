@@ -53,6 +53,8 @@ from registry.formats._hints import HINTS, with_hint
 from registry.formats._load import MAX_BYTES, MAX_DEPTH, Unusable, load
 from registry.formats._references import MAX_RESOLVED, References, Resolve
 from registry.formats._rules import MAX_ACTIONS, enforce
+from registry.formats._unknown import unknown
+from registry.formats._version import NORMALISER_VERSION
 from registry.model.liveness import Kind
 from registry.model.schemas import Diagnostic, Manifest, RawDocument
 from registry.model.urls import site_key
@@ -83,23 +85,6 @@ __all__ = [
     "well_known_paths",
 ]
 
-# 10: a Schema.org EntryPoint without httpMethod is called with GET (seed 000's default);
-# a site on a non-default port is keyed host:port (registry.model.urls.site_key);
-# 9: a bare-host agent-actions site is the origin that served it; endpoints say whether their
-# owner is verified (Action.verified: the same registrable domain).
-# 8: descriptions that read as instructions to the agent are flagged suspicious-instruction,
-# MCP tools whose description says they send, spend or delete have that effect;
-# 7: seed 002 (agent-actions: top-level auth, steps bound with "with", a flow's input from its
-# $input references, a step over another document's action kept) and every flow's auth, scope
-# and cost from its steps; seed 001 (Wildcard without agentsJson); seed 000 (PropertyValue
-# defaultValue and bounds, a read action's object as its output);
-# 6: OpenAPI $refs the normaliser did not follow are inert x-refs, and an input schema prepare
-# cannot use (a $ref outside it, too large expanded) has an unusable-schema diagnostic;
-# 5: the publisher's whole text for the index (Action.about, Manifest.site_about); 4:
-# agent-actions costs by input field, request bodies say how they are sent (OpenAPI x-in: body,
-# x-content-type; a Schema.org EntryPoint's encodingType); 3: leonting fields as output,
-# Wildcard effects by name, A-label hosts
-NORMALISER_VERSION = 11
 # The formats whose documents say which sites a host serves (a catalog's entries, a card's or
 # an OpenAPI description's servers, a linkset's anchors): registry.store.reciprocal reads them
 # to verify another site's cross-origin endpoints on that host.
@@ -124,24 +109,6 @@ PAGE_FORMAT = schemaorg.NAME  # what an HTML page's items are read as
 # Formats whose document is valid with a site's name and description and no action: seed 000
 # calls a bare WebSite "a valid agents.json" (agents match intents against its name).
 NAMING_FORMATS = frozenset({schemaorg.NAME})
-
-# {"message": "Unauthorized"}, {"errors": [...]}: what an API sends instead of its spec
-_ERROR_KEYS = frozenset(
-    {
-        "message",
-        "msg",
-        "error",
-        "errors",
-        "code",
-        "status",
-        "detail",
-        "title",
-        "type",
-        "statusCode",
-        "error_description",
-        "request_id",
-    }
-)
 
 log = logging.getLogger(__name__)
 
@@ -254,33 +221,6 @@ def sniff(doc: RawDocument) -> str | None:
     return module.NAME if module else None
 
 
-def _unknown(data: Any) -> Diagnostic:
-    if data in ([], {}, "") or (isinstance(data, str) and not data.strip()):
-        return Diagnostic(code="empty-document", severity="info", message="document is empty")
-    if isinstance(data, str):
-        return Diagnostic(
-            code="unknown-format",
-            severity="error",
-            message="text that is neither JSON, YAML nor llms.txt",
-            hint="serve JSON; an llms.txt must start with a '# Title' line",
-        )
-    if isinstance(data, dict) and data.keys() <= _ERROR_KEYS:
-        return Diagnostic(
-            code="unknown-format",
-            severity="error",
-            message="an error response, not a manifest",
-            hint="the server answered with an error: check the URL, "
-            "authentication and IP allow-lists",
-        )
-    return Diagnostic(
-        code="unknown-format",
-        severity="error",
-        message="no known format matches this document",
-        hint="publish agent-actions/0.1, Schema.org JSON-LD, OpenAPI or another "
-        "format listed in the actiondex docs",
-    )
-
-
 def normalise(
     doc: RawDocument, site: str | None = None, resolve: Resolve | None = None
 ) -> Manifest:
@@ -297,7 +237,7 @@ def normalise(
         return empty.model_copy(update={"diagnostics": [with_hint(exc.diagnostic)]})
     module = _module_for(data)
     if module is None:
-        found = [*diagnostics, _unknown(data)]
+        found = [*diagnostics, unknown(data)]
         return empty.model_copy(update={"diagnostics": [with_hint(d) for d in found]})
     refs = References(doc.url, resolve, names_a_manifest)
     try:
