@@ -59,6 +59,13 @@ HostPath = Annotated[
 ]
 
 
+def _site_resource(request: Request, host: str, found: Any) -> Response:
+    """``found`` as the answer (with its ETag), or the 404 of a site the registry lacks."""
+    if found is None:
+        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
+    return json_resource(request, found)
+
+
 def _moment(value: str | None) -> datetime | None:
     if value is None:
         return None
@@ -148,9 +155,7 @@ def get_site_manifest(host: HostPath, session: SessionDep, request: Request) -> 
     agent-actions/0.1 manifest (the format `POST /validate` reads, and accepts with no
     error); 404 once an operator removed the site."""
     found = site_manifest(session, host)
-    if found is None:
-        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
-    return json_resource(request, found)
+    return _site_resource(request, host, found)
 
 
 @router.get(
@@ -180,9 +185,7 @@ def get_site_history(
         found = site_history(session, host, limit=limit, cursor=cursor)
     except BadCursor as exc:
         return error_response(422, "invalid-parameter", str(exc), "cursor")
-    if found is None:
-        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
-    return json_resource(request, found)
+    return _site_resource(request, host, found)
 
 
 # Declared after /manifest and /history: the host may be a URL, slashes and all, so this
@@ -197,9 +200,7 @@ def get_site(host: HostPath, session: SessionDep, request: Request) -> Response:
     """One site: its actions and flows (in brief: GET /actions/{id} has the rest), the
     documents they were read from with their diagnostics, and the last crawl that named it."""
     found = site_detail(session, host)
-    if found is None:
-        return error_response(404, "not-found", f"no site {host!r} in the registry", "host")
-    return json_resource(request, found)
+    return _site_resource(request, host, found)
 
 
 @router.get(
