@@ -3,8 +3,6 @@ way, and the crawl must find every one; a recrawl sends conditional GETs and wri
 
 from __future__ import annotations
 
-import itertools
-import statistics
 from typing import Any
 
 import pytest
@@ -139,6 +137,8 @@ def test_crawl_delay_is_honoured(crawled: dict[str, Any]) -> None:
     times = sorted(float(h["_at"]) for host, _, h in crawled["log"] if host == "polite.test")
     assert len(times) >= 3
     # Times are taken when the server's handler thread starts, which a loaded machine can
-    # delay by most of a second for one request (seen once: one gap of 0.04 s); the median
-    # gap is not moved by one late thread, and a crawler ignoring Crawl-delay has none near 1 s.
-    assert statistics.median(b - a for a, b in itertools.pairwise(times)) >= 0.9
+    # delay by most of a second for any request (seen: one gap of 0.04 s; at load 12 a median
+    # gap of 0.83 s over three gaps). A late thread shortens one gap only by lengthening the
+    # one before it, so the mean gap (the span over the gaps) moves only by the first and last
+    # requests' lateness; a crawler ignoring Crawl-delay has a mean gap far below 1 s.
+    assert (times[-1] - times[0]) / (len(times) - 1) >= 0.9, times
