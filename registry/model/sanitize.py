@@ -70,7 +70,9 @@ def clean_text_checked(value: Any, max_len: int = DESCRIPTION_MAX) -> tuple[str,
     text = str(value)
     limit = max(_SLICE_MIN, max_len * _SLICE_FACTOR)
     sliced = len(text) > limit
-    text = _strip_markup(text[:limit])
+    text = text[:limit]
+    if "<" in text or "&" in text:  # no tag nor entity otherwise: nothing to strip
+        text = _strip_markup(text)
     # NFKC before filtering: normalisation can map a character onto one we must drop.
     text = " ".join(_visible(unicodedata.normalize("NFKC", text)).split())
     return shorten(text, max_len), sliced or len(text) > max_len
