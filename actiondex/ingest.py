@@ -18,8 +18,8 @@ from sqlalchemy import Engine
 from actiondex.beside import Beside
 from actiondex.runtime import UserError
 from registry.db.engine import transaction
-from registry.formats import NAMING_FORMATS, normalise, well_known_names
-from registry.model.schemas import FetchFailure, Manifest, RawDocument, SiteCrawl
+from registry.formats import NAMING_FORMATS, well_known_names
+from registry.model.schemas import FetchFailure, FirstPass, Manifest, RawDocument, SiteCrawl
 from registry.model.urls import site_key
 from registry.normalising import normalise_alone, normalise_site
 from registry.placement import host_diagnostics, origin_of, place
@@ -64,9 +64,10 @@ def manifest_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def read_file(path: Path, origin: str | None) -> RawDocument:
-    """The file as a document placed on its site; Skip when it is no manifest or names no
-    site."""
+def read_file(path: Path, origin: str | None) -> tuple[RawDocument, FirstPass]:
+    """The file as a document placed on its site, with its first pass (normalised on its own:
+    what it asks to read, and the manifest the store reuses when it reads nothing, as a
+    crawl's); Skip when it is no manifest or names no site."""
     with path.open("rb") as file:
         body = file.read(MAX_FILE_BYTES + 1)
     if len(body) > MAX_FILE_BYTES:
@@ -75,13 +76,14 @@ def read_file(path: Path, origin: str | None) -> RawDocument:
     document = placed.document
     if document is None:
         raise Skip("an HTML page without Schema.org JSON-LD, microdata or RDFa")
-    _check(normalise(document))
+    first = normalise_alone(document, site_key(document.url))
+    _check(first.manifest)
     if not placed.named:
         raise Skip(
             "names no site; pass --origin https://site.example, or give the "
             "manifest its site (a url field)"
         )
-    return document
+    return document, first
 
 
 def _check(manifest: Manifest) -> None:
@@ -99,16 +101,24 @@ def _check(manifest: Manifest) -> None:
         raise Skip(f"no actions, flows, references to other documents or site name{why}")
 
 
-def _place_all(
-    files: list[Path], origin: str | None
-) -> tuple[dict[str, list[RawDocument]], list[Skipped], list[dict[str, str]]]:
-    """The documents by site, the files skipped, and the files read beside a manifest for a
-    document it references (actiondex.beside: the rule `validate FILE` follows)."""
+@dataclass
+class _Placed:
+    by_site: dict[str, list[RawDocument]]
+    first_pass: dict[str, dict[str, FirstPass]]  # by site, then by document URL
+    skipped: list[Skipped]
+    read: list[dict[str, str]]
+
+
+def _place_all(files: list[Path], origin: str | None) -> _Placed:
+    """The documents by site with their first passes, the files skipped, and the files read
+    beside a manifest for a document it references (actiondex.beside: the rule `validate
+    FILE` follows)."""
     by_site: dict[str, list[RawDocument]] = defaultdict(list)
+    first_pass: dict[str, dict[str, FirstPass]] = defaultdict(dict)
     skipped, read = [], []
     for path in files:
         try:
-            document = read_file(path, origin)
+            document, first = read_file(path, origin)
         except Skip as exc:
             skipped.append(Skipped(str(path), str(exc)))
             continue
@@ -116,25 +126,31 @@ def _place_all(
         if document.url in {d.url for d in by_site[site]}:
             continue  # read already, beside a manifest that references it
         by_site[site].append(document)
+        first_pass[site][document.url] = first
         beside = Beside(path, document.url)
-        for url in normalise_alone(document, site).asked:
+        for url in first.asked:
             body = None if url in {d.url for d in by_site[site]} else beside(url)
             if body is not None:
                 by_site[site].append(
                     RawDocument(url=url, body=body, status=200, fetched_at=utcnow())
                 )
                 read.append({"path": str(beside.read[url]), "url": url, "by": str(path)})
-    return by_site, skipped, read
+    return _Placed(by_site, first_pass, skipped, read)
 
 
-def _store_site(engine: Engine, host: str, docs: list[RawDocument]) -> PromoteResult:
-    """One site in one transaction; its name is checked as a crawl checks it."""
+def _store_site(
+    engine: Engine, host: str, docs: list[RawDocument], first_pass: dict[str, FirstPass]
+) -> PromoteResult:
+    """One site in one transaction; its name is checked as a crawl checks it. A document
+    whose first pass asked to read none of the site's documents is not normalised again."""
     origin = origin_of(docs[0].url)
     notes = [
         FetchFailure(url=origin + "/", code=d.code, message=d.message)
         for d in host_diagnostics(host)
     ]
-    crawl = SiteCrawl(host=host, origin=origin, documents=docs, failures=notes)
+    crawl = SiteCrawl(
+        host=host, origin=origin, documents=docs, failures=notes, first_pass=first_pass
+    )
     update = normalise_site(crawl)
     with transaction(engine) as session:
         return promote_site(session, update, reason="ingest")
@@ -150,7 +166,7 @@ def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[
     files = manifest_files(paths)
     if not files:
         raise UserError("no manifest files found")
-    by_site, skipped, read = _place_all(files, origin)
+    placed = _place_all(files, origin)
     totals: dict[str, Any] = {
         "kind": "ingest",
         "sites": 0,
@@ -160,11 +176,11 @@ def ingest_paths(engine: Engine, paths: list[Path], origin: str | None) -> dict[
         "errors": 0,
         "changed_sites": [],
         "per_site": [],
-        "skipped": [asdict(s) for s in skipped],
-        "read_beside": read,
+        "skipped": [asdict(s) for s in placed.skipped],
+        "read_beside": placed.read,
     }
-    for host, docs in sorted(by_site.items()):
-        _add(totals, _store_site(engine, host, docs))
+    for host, docs in sorted(placed.by_site.items()):
+        _add(totals, _store_site(engine, host, docs, placed.first_pass[host]))
     return totals
 
 

@@ -26,16 +26,26 @@ import tempfile
 import time
 from pathlib import Path
 
-# (stage, functions whose cumulative time it is: (file suffix, function name))
+# (stage, functions whose cumulative time it is: (file suffix, function name)); the second
+# suffix of a pair is where an older tree (49d4cd5, say) kept the function.
 STAGES = [
-    ("normalising", [("registry/normalising.py", "normalise_site")]),
+    ("normalising", [("registry/formats/__init__.py", "normalise")]),
     ("history", [("registry/store/history.py", "begin"), ("registry/store/history.py", "write")]),
     ("store clock", [("registry/db/clock.py", "next_change")]),
-    ("text and vector fields", [("registry/store/rows.py", "with_index_parts")]),
-    ("  of which vectors", [("registry/index/vectors.py", "stored")]),
-    ("promotion (all of it)", [("registry/store/promotion.py", "promote_site")]),
-    ("commit", [("registry/db/engine.py", "transaction")]),
-    ("index commit (sync)", [("registry/index/handle.py", "sync")]),
+    (
+        "text and vector fields",
+        [("registry/store/rows.py", "with_index_parts"), ("registry/store.py", "with_index_parts")],
+    ),
+    (
+        "  of which vectors",
+        [("registry/index/vectors.py", "stored"), ("registry/semantic.py", "stored")],
+    ),
+    (
+        "promotion (all of it)",
+        [("registry/store/promotion.py", "promote_site"), ("registry/service.py", "promote_site")],
+    ),
+    ("commit", [("registry/db/engine.py", "transaction"), ("registry/db.py", "transaction")]),
+    ("index commit (sync)", [("registry/index/handle.py", "sync"), ("registry/index.py", "sync")]),
 ]
 
 
@@ -62,18 +72,20 @@ def write_files(n: int, folder: Path) -> None:
         (host_dir / "agent-actions.json").write_text(json.dumps(manifest))
 
 
-def one_run(n: int, profiled: bool) -> dict[str, float]:
-    """Ingest and index ``n`` actions in a fresh store; the stages' seconds (or the rate)."""
+def one_run(folder: Path, n: int, profiled: bool) -> dict[str, float]:
+    """Ingest and index the ``n`` actions written in ``folder`` into a fresh store; the stages'
+    seconds (or the rate). Imports the tree first on sys.path (an older one's modules)."""
     from actiondex.ingest import ingest_paths
     from registry.config import Settings
-    from registry.db.engine import make_engine, migrate, transaction
     from registry.index import ActionIndex
+
+    try:
+        from registry.db.engine import make_engine, migrate, transaction
+    except ImportError:  # a tree from before registry.db was a package
+        from registry.db import make_engine, migrate, transaction  # type: ignore[no-redef]
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "manifests"
-        folder.mkdir()
-        write_files(n, folder)
         settings = Settings(data_dir=Path(tmp) / "data", database_url="")
         engine = make_engine(settings)
         migrate(engine)
@@ -101,17 +113,21 @@ def one_run(n: int, profiled: bool) -> dict[str, float]:
     return out
 
 
-def child(tree: Path, n: int, profiled: bool) -> dict[str, float]:
-    """``one_run`` in a fresh interpreter importing the code of ``tree``."""
+def child(tree: Path, folder: Path, n: int, profiled: bool) -> dict[str, float]:
+    """``one_run`` in a fresh interpreter importing the code of ``tree`` (this file is loaded
+    by its path, so the tree's own ``registry`` and ``actiondex`` are the ones measured)."""
     code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[4]);"
-        "from bench.ingest_stages import one_run;"
-        "print(json.dumps(one_run(int(sys.argv[2]), sys.argv[3] == '1')))"
+        "import json, sys, importlib.util; sys.path.insert(0, sys.argv[1]);"
+        "spec = importlib.util.spec_from_file_location('_stages', sys.argv[4]);"
+        "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod);"
+        "import registry; assert registry.__file__.startswith(sys.argv[1]), registry.__file__;"
+        "print(json.dumps(mod.one_run(__import__('pathlib').Path(sys.argv[5]),"
+        " int(sys.argv[2]), sys.argv[3] == '1')))"
     )
-    here = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=str(tree))
-    args = [sys.executable, "-c", code, str(tree), str(n), "1" if profiled else "0", here]
-    done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+    flag = "1" if profiled else "0"
+    args = [sys.executable, "-c", code, str(tree), str(n), flag, __file__, str(folder)]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, check=False, cwd=tree)
     if done.returncode != 0:
         raise SystemExit(f"the run in {tree} failed: {done.stderr.strip().splitlines()[-1:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -127,12 +143,16 @@ def main() -> None:
     if args.baseline:
         trees.insert(0, ("baseline", args.baseline.resolve()))
     rows: list[tuple[str, str, dict[str, float]]] = []
-    for run in range(args.runs):
-        for label, tree in trees:
-            for profiled in (False, True):
-                result = child(tree, args.actions, profiled)
-                rows.append((f"{label} #{run + 1}", "profiled" if profiled else "plain", result))
-                print(label, run + 1, "profiled" if profiled else "plain", result, flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_files(args.actions, folder)  # one corpus for every tree and run
+        for run in range(args.runs):
+            for label, tree in trees:
+                for profiled in (False, True):
+                    result = child(tree, folder, args.actions, profiled)
+                    kind = "profiled" if profiled else "plain"
+                    rows.append((f"{label} #{run + 1}", kind, result))
+                    print(label, run + 1, kind, result, flush=True)
     print(f"\n{args.actions:,} synthetic actions, `actiondex ingest` path + index sync, SQLite")
     print(f"{'tree / run':<16}{'actions/s':>10}" + "".join(f"{s:>14.14}" for s, _ in STAGES))
     for (label, kind, result), (_, _, profiled) in zip(rows[0::2], rows[1::2], strict=True):

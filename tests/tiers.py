@@ -57,6 +57,7 @@ PROCESS_FILES = {
     "jobs/test_child.py",
     "jobs/test_retry.py",
     "registry/index/test_index_kill.py",
+    "registry/test_blas_threads.py",
     "test_tiers.py",
     "test_private_postgres.py",
 }

@@ -62,7 +62,7 @@ def described(
             "say what it is for first; the rest is neither shown nor searched",
         )
     raw = value if isinstance(value, str) else ""
-    if reads_as_instructions(raw) or reads_as_instructions(whole):
+    if reads_as_instructions(raw) or (whole != raw and reads_as_instructions(whole)):
         diag(
             diags,
             "suspicious-instruction",

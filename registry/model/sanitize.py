@@ -39,17 +39,22 @@ def _is_variation_selector(char: str) -> bool:
     return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
 
 
+_SPACE_TABLE = str.maketrans(dict.fromkeys(_SPACES, " "))
+_VARIATION_SELECTOR = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
 def _visible(text: str) -> str:
     """Drop control, format, private-use and surrogate characters; line breaks become spaces."""
-    out = []
-    for char in text:
-        if char in _SPACES:
-            out.append(" ")
-        elif unicodedata.category(char) in _DROP_CATEGORIES or _is_variation_selector(char):
-            continue
-        else:
-            out.append(char)
-    return "".join(out)
+    text = text.translate(_SPACE_TABLE)
+    # A printable character is never one of the categories dropped (str.isprintable is false
+    # for every Cc, Cf, Co and Cs): most text is all printable and skips the character loop.
+    if text.isprintable() and (text.isascii() or not _VARIATION_SELECTOR.search(text)):
+        return text
+    return "".join(
+        char
+        for char in text
+        if unicodedata.category(char) not in _DROP_CATEGORIES and not _is_variation_selector(char)
+    )
 
 
 def _strip_markup(text: str) -> str:
@@ -65,7 +70,9 @@ def clean_text_checked(value: Any, max_len: int = DESCRIPTION_MAX) -> tuple[str,
     text = str(value)
     limit = max(_SLICE_MIN, max_len * _SLICE_FACTOR)
     sliced = len(text) > limit
-    text = _strip_markup(text[:limit])
+    text = text[:limit]
+    if "<" in text or "&" in text:  # no tag nor entity otherwise: nothing to strip
+        text = _strip_markup(text)
     # NFKC before filtering: normalisation can map a character onto one we must drop.
     text = " ".join(_visible(unicodedata.normalize("NFKC", text)).split())
     return shorten(text, max_len), sliced or len(text) > max_len

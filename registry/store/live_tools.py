@@ -7,6 +7,7 @@ most flush()."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -16,9 +17,15 @@ from registry.db.tables import ActionRow, Document
 from registry.formats.mcp import NAME, RPC_KEY
 
 
-def drop_listed_twice(session: Session, site_id: int) -> int:
-    """Delete the site's card tools that its live tools/list names too; how many went."""
+def drop_listed_twice(
+    session: Session, site_id: int, formats: Collection[str | None] | None = None
+) -> int:
+    """Delete the site's card tools that its live tools/list names too; how many went.
+    ``formats``: those of all the site's documents, when the caller knows them: none an MCP
+    document, nothing is listed twice and the store is not asked."""
     session.flush()
+    if formats is not None and NAME not in formats:
+        return 0
     query = (
         select(
             ActionRow.id, ActionRow.name, ActionRow.endpoint, ActionRow.input_schema, Document.url

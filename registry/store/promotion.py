@@ -101,7 +101,8 @@ def promote_site(
     if result.changed:
         # A card's tool and the live tools/list's: one action, the live one. Then the flows: a
         # step's action may live in a document that changed alone.
-        drop_listed_twice(session, site.id)
+        formats = {d.format for d in known.values()} | {d.manifest.format for d in update.documents}
+        drop_listed_twice(session, site.id, formats)
         settle_flow_terms(session, site)
     changes.close(reason)
     # Removals after replacements, each kind its own history entry: tombstones, then robots.
