@@ -31,12 +31,17 @@ import tantivy
 
 from registry.index import vectors
 from registry.index.documents import SCHEMA
+from registry.index.text import analyze
 from registry.index.vector_index import VectorIndex
+from registry.search import learned
 from registry.search.page import Docs
 
 MIN_WORDS, CANDIDATES, WEIGHT = 5, 50, 1.0
 VECTOR_ACTIONS, VECTOR_SITES, SITE_SHARE = 50, 10, 0.3
 FUSION, RRF_K, RRF_WEIGHT = "mix", 60, 1.0  # "rrf": ranks fused (``_fused``), not scores
+# "learned": registry.search.learned's model scores the candidates (FUSION: the first stage's,
+# RERANK: the re-rank of BM25's alone, the first stage off)
+RERANK = "mix"
 MIN_COSINE = 0.2  # what a short request's nearest actions need to fill its page
 
 Found = list[tuple[float, tantivy.DocAddress]]
@@ -69,6 +74,11 @@ def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple
         cosines = _rescaled(cosines, present)
     high, low = top[0][0], top[-1][0]
     spread = (high - low) or high
+    if RERANK == "learned":
+        facets = learned.facet_cosines(q, stored, cosines)
+        rows = learned.features(searcher, analyze(q), top, len(top), cosines, 0 * cosines, facets)
+        chances = learned.scores(rows, learned.RERANK_WEIGHTS)
+        return _rescored(found, top, low, spread, chances)
     bonus = {
         _key(address): WEIGHT * spread * max(float(cosine), 0.0)
         for (_, address), cosine in zip(top, cosines, strict=True)
@@ -113,19 +123,25 @@ def with_vectors(
     cosines = vectors.similarities(request, stored)
     if model.rescale:
         cosines = _rescaled(cosines, present)
-    if SITE_SHARE:
-        hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
-        of_site = near.site_cosines(request, hosts)
-        cosines = (1 - SITE_SHARE) * cosines + SITE_SHARE * np.array([of_site[h] for h in hosts])
     words = found[:CANDIDATES]
     high, low = (words[0][0], words[-1][0]) if words else (1.0, 0.0)
     spread = (high - low) or high or 1.0
-    if FUSION == "rrf":
-        bonus = _fused(top, cosines, len(words), low, spread)
+    site = np.zeros(len(top))
+    if SITE_SHARE or FUSION == "learned":
+        hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
+        of_site = near.site_cosines(request, hosts)
+        site = np.array([of_site[h] for h in hosts])
+    mixed = (1 - SITE_SHARE) * cosines + SITE_SHARE * site
+    if FUSION == "learned":
+        facets = learned.facet_cosines(q, stored, cosines)
+        rows = learned.features(searcher, analyze(q), top, len(words), cosines, site, facets)
+        bonus = _learned_bonus(top, low, spread, learned.scores(rows))
+    elif FUSION == "rrf":
+        bonus = _fused(top, mixed, len(words), low, spread)
     else:
         bonus = {
             _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
-            for (score, address), cosine in zip(top, cosines, strict=True)
+            for (score, address), cosine in zip(top, mixed, strict=True)
         }
     rescored = sorted(
         ((score + bonus[_key(address)], address) for score, address in top),
@@ -133,6 +149,26 @@ def with_vectors(
     )
     taken = set(bonus)
     return rescored + [pair for pair in found[len(words) :] if _key(pair[1]) not in taken], bonus
+
+
+def _learned_bonus(top: Found, low: float, spread: float, chances: np.ndarray) -> Bonus:
+    """What each of ``top`` gains when its score becomes ``low`` + ``spread`` x its chance of
+    being wanted (registry.search.learned): still above every candidate past them."""
+    return {
+        _key(address): low + spread * float(chance) - score
+        for (score, address), chance in zip(top, chances, strict=True)
+    }
+
+
+def _rescored(
+    found: Found, top: Found, low: float, spread: float, chances: np.ndarray
+) -> tuple[Found, Bonus]:
+    bonus = _learned_bonus(top, low, spread, chances)
+    rescored = sorted(
+        ((score + bonus[_key(address)], address) for score, address in top),
+        key=lambda pair: -pair[0],
+    )
+    return rescored + found[len(top) :], bonus
 
 
 def after_words(
