@@ -20,7 +20,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from bench.find_bench import http, percentiles, stored, time_queries
+from bench.find_bench import cache_file, http, percentiles, stored, time_queries
 from bench.vocabulary import FILLER, OBJECTS, VERBS
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
@@ -53,10 +53,8 @@ def main() -> None:
     qs = sentences(args.queries)
     defaults = meaning.FUSION, meaning.RERANK
     with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{(args.cache / f'synthetic-{args.actions}.db').resolve()}"
-        settings = Settings(data_dir=Path(tmp), database_url=url if args.cache else "")
-        if args.cache:
-            args.cache.mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{cache_file(args.cache, args.actions).resolve()}" if args.cache else ""
+        settings = Settings(data_dir=Path(tmp), database_url=url)
         stored(settings, args.actions, args.cache)
         with transaction(make_engine(settings)) as session:
             ActionIndex.rebuild(settings.index_path, session)

@@ -1,19 +1,24 @@
-"""The learned mix of the first stage by meaning (registry.search.meaning FUSION "learned"): each
-candidate (BM25's first CANDIDATES, then the ones the vector index found by meaning alone)
-described by FEATURES, scored by a logistic model whose WEIGHTS are constants fitted on
+"""The learned mix of meaning and words (registry.search.meaning): with the first stage by
+meaning on (FUSION "learned"), BM25's first CANDIDATES and the ones the vector index found by
+meaning alone; off (RERANK "learned"), BM25's alone. Each candidate is described by FEATURES and
+scored by a logistic model whose weights (WEIGHTS, RERANK_WEIGHTS) are constants fitted on
 training requests only (bench.learned_mix: ToolLens's official train split and MetaTool requests
 left out of its test sample; never on a test request).
 
 Every feature is worked out per request over its candidates, so it means the same whatever the
-index's size or BM25's units: BM25's score min-max scaled over its candidates (0 for one found
-by meaning alone) and its reciprocal rank, whether BM25 found it, the action's cosine with the
-request and that less the best candidate's, its reciprocal rank by cosine, its site's cosine
-(registry.index.vector_index: a site's vector from its description and its actions') and that
-less the best, and the share of its name's words the request holds.
+index's size or BM25's units: BM25's score min-max scaled over its candidates and as a share of
+the first's (0 for one found by meaning alone: it is not asked for one without ``explain``), its
+reciprocal and log rank, whether BM25 found it, the action's cosine with the request, that less
+the best candidate's and its ranks by cosine, its site's cosine (registry.index.vector_index: a
+site's vector from its description and its actions'; 0 with the first stage off) and that less
+the best, its best cosine with one part of the request (``facet_cosines``: a request that asks
+for several things, "..., and searching for nutrition information") and that less the best, the
+share of its name's words the request holds, and BM25's scaled score times the cosine.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -40,18 +45,22 @@ FEATURES = (
     "bm25_log_rank",
     "cosine_log_rank",
     "bm25_x_cosine",
+    "bm25_of_top",
 )
-# Fitted by bench.learned_mix (the bias last); see its docstring for the data.
+# Fitted by bench.learned_mix (the bias last) on training requests only: a seeded 2,000 of
+# ToolLens's train split and 2,000 of MetaTool's single-tool requests outside its test sample,
+# chosen (pointwise or pairwise, L2) on 1,000 other training requests of each; see its docstring.
 # fmt: off
 WEIGHTS = np.array([
-    0.9584, 0.8367, 0.3324, 0.8525, 0.8525, 0.4872, 0.3053, 0.3053, 0.0639, 0.9192, 0.9192,
-    -1.2739, -0.6869, 0.3489, 0.0,
-])  # the first stage by meaning on (pairwise, L2 0.001)
+    0.6958, 0.5960, 0.2166, 0.4599, 0.4599, 0.4542, 0.3467, 0.3467,
+    0.1338, 0.4894, 0.4894, -0.7636, -0.8104, 0.3344, 0.6476, 0.0,
+])  # the first stage by meaning on (pairwise, L2 0.01: no bias)
 RERANK_WEIGHTS = np.array([
-    0.9518, 0.6215, 0.0, 1.1939, 1.1939, 0.5630, 0.0, 0.0, -0.0855, 0.9241, 0.9241,
-    -1.3271, -0.2715, 0.7712, 0.0,
-])  # the re-rank of BM25's candidates alone, the first stage off (no site cosine)
+    -0.6528, 1.3930, 0.0, 0.3467, 1.9435, 1.2899, 0.0, 0.0,
+    -0.0530, 0.8730, 1.3805, -1.0437, 0.2833, 0.5004, 2.2493, -4.0082,
+])  # the re-rank of BM25's candidates alone, the first stage off (pointwise, L2 0.0001)
 # fmt: on
+FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted on
 # A request's parts ("..., and searching for nutrition information"): each is embedded alone.
 _JOINS = r"(?:and|then|also|plus|as well as|while)"
 _PARTS = re.compile(rf"[,;.!?]\s+(?:{_JOINS}\s+)?|\s+{_JOINS}\s+", re.I)
@@ -75,8 +84,9 @@ def features(
     n = len(top)
     out = np.zeros((n, len(FEATURES)), np.float64)
     scores = np.array([score for score, _ in top[:words]], np.float64)
+    high = scores.max() if words else 0.0
     if words:
-        low, high = scores.min(), scores.max()
+        low = scores.min()
         out[:words, 0] = (scores - low) / ((high - low) or 1.0)
         out[:words, 1] = 1.0 / (1.0 + np.arange(words))
         out[:words, 2] = 1.0
@@ -89,7 +99,7 @@ def features(
     out[:, 7] = site - (site.max() if n else 0.0)
     asked = set(request)
     for i, (_, address) in enumerate(top):
-        named = set(analyze(split_identifier(docs.doc(address).get_first("key") or "")))
+        named = _name_words(docs.doc(address).get_first("key") or "")
         out[i, 8] = len(named & asked) / len(named) if named else 0.0
     out[:, 9] = facets
     out[:, 10] = facets - (facets.max() if n else 0.0)
@@ -97,7 +107,16 @@ def features(
     out[words:, 11] = 1.0
     out[:, 12] = np.log1p(order) / np.log(51)
     out[:, 13] = out[:, 0] * cosines
+    if words and high > 0:  # how far behind the first it is, not the fiftieth
+        out[:words, 14] = np.maximum(scores, 0.0) / high
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _name_words(key: str) -> frozenset[str]:
+    """An action name's analysed words, kept: the same names come back request after request
+    (50 analyses a request cost a third of a millisecond)."""
+    return frozenset(analyze(split_identifier(key)))
 
 
 def facet_cosines(q: str, stored: list[bytes | None], cosines: np.ndarray) -> np.ndarray:
