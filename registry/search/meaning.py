@@ -6,19 +6,24 @@ with the action it needs. Its candidates are its first CANDIDATES by BM25 (``by_
 and, when the index keeps vectors (ACTIONDEX_MEANING_FIRST_STAGE on, off by default:
 ``with_vectors``), the VECTOR_ACTIONS actions nearest it by meaning and the nearest action of each
 of the VECTOR_SITES sites nearest it (a site's vector: its description and its actions'), so an
-action whose words never meet the request's is a candidate too. Every candidate gains its
-meaning (the cosine of its vector with the request's, SITE_SHARE of it its site's; 0 if
-negative) times the spread of the BM25 candidates' scores, times WEIGHT: 0.5 x min-max-
-normalised BM25 + 0.5 x meaning, in BM25's units, so ``explain`` still sums to the score. A
-candidate found by meaning alone starts from the last BM25 candidate's score (its own BM25
+action whose words never meet the request's is a candidate too. Each candidate is then scored
+by the learned mix (registry.search.learned, RERANK and FUSION "learned", the defaults): a
+logistic model over its BM25 score and rank, its cosine with the request (the request's parts'
+too), its site's and its name's words, fitted on training requests (bench.learned_mix), which
+puts it at ``low + spread x its chance of being wanted`` (low: the last BM25 candidate's score,
+spread: the BM25 candidates' range), above every hit past the candidates, so ``explain`` still
+sums to the score; it may lower a candidate. The fixed mix ("mix") instead adds to each its
+meaning (the cosine of its vector with the request's, SITE_SHARE of it its site's; 0 if negative)
+times the spread times WEIGHT: 0.5 x min-max-normalised BM25 + 0.5 x meaning, in BM25's units;
+a candidate found by meaning alone starts from the last BM25 candidate's score (its own BM25
 score, often 0, normalised below 0 would count against it twice). Short requests ("buy printer
 paper") name the action in their own words and are left as BM25 ranks them. WEIGHT chosen on
 ToolLens, confirmed on MetaTool; VECTOR_ACTIONS, VECTOR_SITES and SITE_SHARE on their training
 splits (README, Benchmarks). FUSION "rrf" fuses the BM25 and the meaning ranks instead
-(``_fused``): tried on both training sets (bench.fusion_bench), it lost on ToolLens's, so the
-mix stays. Under either meaning model (ACTIONDEX_MEANING_MODEL) the same, but
-e5's cosines are first min-max scaled over the candidates (``_rescaled``); a vector of the
-other model (another length) counts as none.
+(``_fused``): tried on both training sets (bench.fusion_bench), it lost on ToolLens's. Under
+e5 (ACTIONDEX_MEANING_MODEL) the fixed mix, the learned one being fitted on WordLlama's cosines
+(learned.FITTED_FOR), and e5's cosines are first min-max scaled over the candidates
+(``_rescaled``); a vector of the other model (another length) counts as none.
 """
 
 from __future__ import annotations
@@ -31,12 +36,17 @@ import tantivy
 
 from registry.index import vectors
 from registry.index.documents import SCHEMA
+from registry.index.text import analyze
 from registry.index.vector_index import VectorIndex
+from registry.search import learned
 from registry.search.page import Docs
 
 MIN_WORDS, CANDIDATES, WEIGHT = 5, 50, 1.0
 VECTOR_ACTIONS, VECTOR_SITES, SITE_SHARE = 50, 10, 0.3
-FUSION, RRF_K, RRF_WEIGHT = "mix", 60, 1.0  # "rrf": ranks fused (``_fused``), not scores
+FUSION, RRF_K, RRF_WEIGHT = "learned", 60, 1.0  # "rrf": ranks fused (``_fused``), not scores
+# "learned": registry.search.learned's model scores the candidates (FUSION: the first stage's,
+# RERANK: the re-rank of BM25's alone, the first stage off)
+RERANK = "learned"
 MIN_COSINE = 0.2  # what a short request's nearest actions need to fill its page
 
 Found = list[tuple[float, tantivy.DocAddress]]
@@ -53,9 +63,9 @@ def _key(address: tantivy.DocAddress) -> tuple[int, int]:
 
 def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple[Found, Bonus]:
     """``found`` with its first CANDIDATES re-scored by meaning, and what each of them
-    gained (without the first stage by meaning, ACTIONDEX_MEANING_FIRST_STAGE off). The gain
-    is never negative, so the re-scored ones stay above the rest, whose order and scores are
-    untouched."""
+    gained (without the first stage by meaning, ACTIONDEX_MEANING_FIRST_STAGE off). The
+    re-scored ones stay above the rest (the fixed mix's gain is never negative, the learned
+    mix's scores start from the last candidate's), whose order and scores are untouched."""
     top = found[:CANDIDATES]
     if len(top) < 2:
         return found, {}
@@ -69,6 +79,11 @@ def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple
         cosines = _rescaled(cosines, present)
     high, low = top[0][0], top[-1][0]
     spread = (high - low) or high
+    if RERANK == "learned" and model.name in learned.FITTED_FOR:
+        facets = learned.facet_cosines(q, stored, cosines)
+        rows = learned.features(searcher, analyze(q), top, len(top), cosines, 0 * cosines, facets)
+        chances = learned.scores(rows, learned.RERANK_WEIGHTS)
+        return _rescored(found, top, low, spread, chances)
     bonus = {
         _key(address): WEIGHT * spread * max(float(cosine), 0.0)
         for (_, address), cosine in zip(top, cosines, strict=True)
@@ -93,8 +108,8 @@ def with_vectors(
     (``filters``: the clauses they must meet; ``scored``: the BM25 query that scores them, for
     ``explain`` only: a candidate found by meaning alone scores below the last BM25 candidate,
     so without it they count as 0, and all start from that candidate's score anyway),
-    re-scored by meaning, and what each of them gained. The gain is never negative, so the
-    re-scored ones stay above the rest, whose order and scores are untouched."""
+    re-scored by meaning, and what each of them gained. The re-scored ones stay above the
+    rest, whose order and scores are untouched."""
     top = found[:CANDIDATES]
     model = vectors.active()
     stored = [searcher.doc(address).get_first("vec") for _, address in top]
@@ -113,19 +128,25 @@ def with_vectors(
     cosines = vectors.similarities(request, stored)
     if model.rescale:
         cosines = _rescaled(cosines, present)
-    if SITE_SHARE:
-        hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
-        of_site = near.site_cosines(request, hosts)
-        cosines = (1 - SITE_SHARE) * cosines + SITE_SHARE * np.array([of_site[h] for h in hosts])
     words = found[:CANDIDATES]
     high, low = (words[0][0], words[-1][0]) if words else (1.0, 0.0)
     spread = (high - low) or high or 1.0
-    if FUSION == "rrf":
-        bonus = _fused(top, cosines, len(words), low, spread)
+    site = np.zeros(len(top))
+    if SITE_SHARE or FUSION == "learned":
+        hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
+        of_site = near.site_cosines(request, hosts)
+        site = np.array([of_site[h] for h in hosts])
+    mixed = (1 - SITE_SHARE) * cosines + SITE_SHARE * site
+    if FUSION == "learned" and model.name in learned.FITTED_FOR:
+        facets = learned.facet_cosines(q, stored, cosines)
+        rows = learned.features(searcher, analyze(q), top, len(words), cosines, site, facets)
+        bonus = _learned_bonus(top, low, spread, learned.scores(rows))
+    elif FUSION == "rrf":
+        bonus = _fused(top, mixed, len(words), low, spread)
     else:
         bonus = {
             _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
-            for (score, address), cosine in zip(top, cosines, strict=True)
+            for (score, address), cosine in zip(top, mixed, strict=True)
         }
     rescored = sorted(
         ((score + bonus[_key(address)], address) for score, address in top),
@@ -133,6 +154,26 @@ def with_vectors(
     )
     taken = set(bonus)
     return rescored + [pair for pair in found[len(words) :] if _key(pair[1]) not in taken], bonus
+
+
+def _learned_bonus(top: Found, low: float, spread: float, chances: np.ndarray) -> Bonus:
+    """What each of ``top`` gains when its score becomes ``low`` + ``spread`` x its chance of
+    being wanted (registry.search.learned): still above every candidate past them."""
+    return {
+        _key(address): low + spread * float(chance) - score
+        for (score, address), chance in zip(top, chances, strict=True)
+    }
+
+
+def _rescored(
+    found: Found, top: Found, low: float, spread: float, chances: np.ndarray
+) -> tuple[Found, Bonus]:
+    bonus = _learned_bonus(top, low, spread, chances)
+    rescored = sorted(
+        ((score + bonus[_key(address)], address) for score, address in top),
+        key=lambda pair: -pair[0],
+    )
+    return rescored + found[len(top) :], bonus
 
 
 def after_words(

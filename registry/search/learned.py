@@ -1,0 +1,138 @@
+"""The learned mix of meaning and words (registry.search.meaning): with the first stage by
+meaning on (FUSION "learned"), BM25's first CANDIDATES and the ones the vector index found by
+meaning alone; off (RERANK "learned"), BM25's alone. Each candidate is described by FEATURES and
+scored by a logistic model whose weights (WEIGHTS, RERANK_WEIGHTS) are constants fitted on
+training requests only (bench.learned_mix: ToolLens's official train split and MetaTool requests
+left out of its test sample; never on a test request).
+
+Every feature is worked out per request over its candidates, so it means the same whatever the
+index's size or BM25's units: BM25's score min-max scaled over its candidates and as a share of
+the first's (0 for one found by meaning alone: it is not asked for one without ``explain``), its
+reciprocal and log rank, whether BM25 found it, the action's cosine with the request, that less
+the best candidate's and its ranks by cosine, its site's cosine (registry.index.vector_index: a
+site's vector from its description and its actions'; 0 with the first stage off) and that less
+the best, its best cosine with one part of the request (``facet_cosines``: a request that asks
+for several things, "..., and searching for nutrition information") and that less the best, the
+share of its name's words the request holds, and BM25's scaled score times the cosine.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import tantivy
+
+from registry.index import vectors
+from registry.index.text import analyze
+from registry.model.identifiers import split_identifier
+from registry.search.page import Docs
+
+FEATURES = (
+    "bm25",
+    "bm25_rr",
+    "by_words",
+    "cosine",
+    "cosine_gap",
+    "cosine_rr",
+    "site_cosine",
+    "site_gap",
+    "name_words",
+    "facet_cosine",
+    "facet_gap",
+    "bm25_log_rank",
+    "cosine_log_rank",
+    "bm25_x_cosine",
+    "bm25_of_top",
+)
+# Fitted by bench.learned_mix (the bias last) on training requests only: a seeded 2,000 of
+# ToolLens's train split and 2,000 of MetaTool's single-tool requests outside its test sample,
+# chosen (pointwise or pairwise, L2) on 1,000 other training requests of each; see its docstring.
+# fmt: off
+WEIGHTS = np.array([
+    0.6958, 0.5960, 0.2166, 0.4599, 0.4599, 0.4542, 0.3467, 0.3467,
+    0.1338, 0.4894, 0.4894, -0.7636, -0.8104, 0.3344, 0.6476, 0.0,
+])  # the first stage by meaning on (pairwise, L2 0.01: no bias)
+RERANK_WEIGHTS = np.array([
+    -0.6528, 1.3930, 0.0, 0.3467, 1.9435, 1.2899, 0.0, 0.0,
+    -0.0530, 0.8730, 1.3805, -1.0437, 0.2833, 0.5004, 2.2493, -4.0082,
+])  # the re-rank of BM25's candidates alone, the first stage off (pointwise, L2 0.0001)
+# fmt: on
+FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted on
+# A request's parts ("..., and searching for nutrition information"): each is embedded alone.
+_JOINS = r"(?:and|then|also|plus|as well as|while)"
+_PARTS = re.compile(rf"[,;.!?]\s+(?:{_JOINS}\s+)?|\s+{_JOINS}\s+", re.I)
+MAX_PARTS = 4
+
+Found = list[tuple[float, tantivy.DocAddress]]
+
+
+def features(
+    docs: tantivy.Searcher | Docs,
+    request: Sequence[str],
+    top: Found,
+    words: int,
+    cosines: np.ndarray,
+    site: np.ndarray,
+    facets: np.ndarray,
+) -> np.ndarray:
+    """One row of FEATURES per candidate of ``top`` (its first ``words`` BM25's, best first),
+    given each one's cosine, its site's and its best with a part of the request;
+    ``request``: the request's analysed words."""
+    n = len(top)
+    out = np.zeros((n, len(FEATURES)), np.float64)
+    scores = np.array([score for score, _ in top[:words]], np.float64)
+    high = scores.max() if words else 0.0
+    if words:
+        low = scores.min()
+        out[:words, 0] = (scores - low) / ((high - low) or 1.0)
+        out[:words, 1] = 1.0 / (1.0 + np.arange(words))
+        out[:words, 2] = 1.0
+    out[:, 3] = cosines
+    out[:, 4] = cosines - (cosines.max() if n else 0.0)
+    order = np.empty(n, np.int64)
+    order[np.argsort(-cosines, kind="stable")] = np.arange(n)
+    out[:, 5] = 1.0 / (1.0 + order)
+    out[:, 6] = site
+    out[:, 7] = site - (site.max() if n else 0.0)
+    asked = set(request)
+    for i, (_, address) in enumerate(top):
+        named = _name_words(docs.doc(address).get_first("key") or "")
+        out[i, 8] = len(named & asked) / len(named) if named else 0.0
+    out[:, 9] = facets
+    out[:, 10] = facets - (facets.max() if n else 0.0)
+    out[:words, 11] = np.log1p(np.arange(words)) / np.log(51)
+    out[words:, 11] = 1.0
+    out[:, 12] = np.log1p(order) / np.log(51)
+    out[:, 13] = out[:, 0] * cosines
+    if words and high > 0:  # how far behind the first it is, not the fiftieth
+        out[:words, 14] = np.maximum(scores, 0.0) / high
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _name_words(key: str) -> frozenset[str]:
+    """An action name's analysed words, kept: the same names come back request after request
+    (50 analyses a request cost a third of a millisecond)."""
+    return frozenset(analyze(split_identifier(key)))
+
+
+def facet_cosines(q: str, stored: list[bytes | None], cosines: np.ndarray) -> np.ndarray:
+    """Each stored vector's best cosine with one part of ``q`` (its words split at commas,
+    "and" and the like; MAX_PARTS of them, of two words or more), or with the whole
+    (``cosines``) when it has one part."""
+    parts = [p for p in _PARTS.split(q) if len(p.split()) >= 2][:MAX_PARTS]
+    best = cosines.copy()
+    if len(parts) > 1:
+        for part in parts:
+            best = np.maximum(best, vectors.similarities(vectors.query(part), stored))
+    return best
+
+
+def scores(rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Each candidate's probability of being wanted, 0..1, under ``weights`` (WEIGHTS)."""
+    w = WEIGHTS if weights is None else weights
+    chances: np.ndarray = 1.0 / (1.0 + np.exp(-(rows @ w[:-1] + w[-1])))
+    return chances

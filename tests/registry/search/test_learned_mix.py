@@ -1,0 +1,146 @@
+"""registry.search.learned, the learned mix of the first stage by meaning (meaning.FUSION
+"learned") and of the re-rank of BM25's candidates alone (meaning.RERANK "learned"), and the
+fit that makes its weights (bench.learned_mix)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tantivy
+from sqlalchemy.orm import Session
+
+from bench.learned_mix import fit
+from registry.index import ActionIndex, vectors
+from registry.search import FindQuery, learned, meaning, search
+from tests.helpers.stores import add_site
+
+UMBRELLA = "will I need an umbrella on Saturday"  # shares no word with the forecast
+TWO_PARTS = "I am planning a picnic for Saturday, and I need a new tent for the trip"
+
+
+def _sites(session: Session) -> None:
+    add_site(
+        session,
+        "sky.example",
+        [
+            {
+                "name": "forecast",
+                "title": "Weather forecast",
+                "description": "Rain, temperature and wind for any city, hour by hour",
+            },
+        ],
+        name="Sky",
+        description="Weather forecasts",
+    )
+    add_site(
+        session,
+        "shop.example",
+        [
+            {
+                "name": "need_help",
+                "title": "Need help with an order",
+                "description": "Contact the shop about an order you placed",
+            },
+            {
+                "name": "buy_tent",
+                "title": "Buy a tent",
+                "description": "Camping tents for two to six people",
+            },
+        ],
+        name="Shop",
+        description="Camping gear",
+    )
+
+
+@pytest.fixture
+def index(session: Session, tmp_path: Path) -> ActionIndex:
+    _sites(session)
+    idx = ActionIndex.open(tmp_path / "index", vectors=True)
+    idx.sync(session)
+    return idx
+
+
+def test_the_weights_cover_every_feature() -> None:
+    assert learned.WEIGHTS.shape == learned.RERANK_WEIGHTS.shape == (len(learned.FEATURES) + 1,)
+    # Fitted, not the placeholder: meaning, words and BM25 each count for something.
+    for weights in (learned.WEIGHTS, learned.RERANK_WEIGHTS):
+        named = dict(zip(learned.FEATURES, weights, strict=False))
+        assert named["bm25"] + named["bm25_of_top"] > 0 and named["bm25_rr"] > 0
+        assert named["cosine"] > 0 and named["facet_cosine"] > 0
+
+
+@pytest.mark.parametrize("setting", ["FUSION", "RERANK"])
+def test_the_learned_mix_finds_by_meaning_and_explains_its_scores(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch, setting: str
+) -> None:
+    monkeypatch.setattr(meaning, setting, "learned")
+    if setting == "RERANK":
+        index.vectors = None  # the first stage off: BM25's candidates alone, re-ranked
+    q = "will I need an umbrella when my order comes on Saturday"
+    page = search(index, FindQuery(q=q, explain=True))
+    keys = [h.key for h in page.hits]
+    assert "need_help" in keys  # the one word match ("order")
+    assert ("forecast" in keys) is (setting == "FUSION")  # found by meaning alone
+    for hit in page.hits:  # the explanation still sums to the score
+        assert sum(p["score"] for p in hit.explain) == pytest.approx(hit.score, rel=1e-3)
+    if setting == "FUSION":
+        assert search(index, FindQuery(q=UMBRELLA)).hits[0].key == "forecast"
+        kept = search(index, FindQuery(q=UMBRELLA, site=["shop.example"])).hits
+        assert "forecast" not in [h.key for h in kept]
+
+
+def test_the_learned_scores_keep_the_candidates_above_the_rest(
+    index: ActionIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(meaning, "RERANK", "learned")
+    docs = index.searcher()
+    found = docs.search(tantivy.Query.all_query(), 10).hits
+    found = [(10.0 - i, address) for i, (_, address) in enumerate(found)]  # BM25: 10, 9, 8
+    rest = [(1.0, tantivy.DocAddress(9, 9))]  # past the candidates
+    monkeypatch.setattr(meaning, "CANDIDATES", len(found))
+    ranked, bonus = meaning.by_meaning(docs, TWO_PARTS, found + rest)
+    assert ranked[-1] == rest[0]
+    assert min(score for score, _ in ranked[:-1]) >= 8.0 > rest[0][0]
+    assert len(bonus) == len(found)
+
+
+def test_a_part_of_the_request_is_weighed_alone() -> None:
+    tent = vectors.stored("Buy a tent: camping tents for two to six people")
+    whole = vectors.similarities(vectors.query(TWO_PARTS), [tent])
+    parts = learned.facet_cosines(TWO_PARTS, [tent], whole)
+    alone = vectors.similarities(vectors.query("I need a new tent for the trip"), [tent])
+    assert parts[0] == pytest.approx(max(whole[0], alone[0]))
+    assert parts[0] > whole[0]  # the part that asks for it says so more than the whole
+    one_part = learned.facet_cosines(UMBRELLA, [tent], whole)
+    assert one_part[0] == whole[0]
+
+
+def test_the_features_are_per_request_and_read_the_names(index: ActionIndex) -> None:
+    docs = index.searcher()
+    top = [(s, a) for s, a in docs.search(tantivy.Query.all_query(), 10).hits]
+    top = [(30.0 - 10 * i, address) for i, (_, address) in enumerate(top)]  # 30, 20, 10
+    cosines = np.array([0.1, 0.5, 0.3])
+    rows = learned.features(docs, ["tent"], top, 2, cosines, np.zeros(3), cosines)
+    col = {name: rows[:, i] for i, name in enumerate(learned.FEATURES)}
+    assert list(col["bm25"]) == [1.0, 0.0, 0.0] and list(col["by_words"]) == [1, 1, 0]
+    assert list(col["cosine_gap"]) == pytest.approx([-0.4, 0.0, -0.2])
+    assert list(col["cosine_rr"]) == pytest.approx([1 / 3, 1.0, 0.5])
+    keys = [docs.doc(a).get_first("key") for _, a in top]
+    assert [col["name_words"][i] > 0 for i in range(3)] == [k == "buy_tent" for k in keys]
+
+
+def test_the_fit_ranks_the_wanted_first() -> None:
+    rng = np.random.default_rng(3)
+    truth = rng.standard_normal(len(learned.FEATURES))
+    rows = []
+    for _ in range(200):
+        x = rng.random((30, len(learned.FEATURES)))
+        wanted = np.zeros(30)
+        wanted[np.argsort(-(x @ truth))[:2]] = 1.0
+        rows.append((x, wanted, 1.0))
+    for pairwise in (False, True):
+        w = fit(rows, 1e-4, pairwise)
+        agree = w[:-1] @ truth / np.linalg.norm(w[:-1]) / np.linalg.norm(truth)
+        assert agree > 0.9  # the direction that ranks them
