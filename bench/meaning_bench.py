@@ -30,7 +30,8 @@ import tantivy
 from actiondex.ingest import ingest_paths
 from bench import metatool, toollens
 from bench.meaning_cost import cost
-from bench.relevance import K, baseline, evaluate, sampled, write_manifests
+from bench.plain_bm25 import baseline
+from bench.relevance import K, evaluate, sampled, write_manifests
 from registry.config import Settings, get_settings
 from registry.db.engine import make_engine, migrate, transaction
 from registry.index import ActionIndex, vectors

@@ -39,9 +39,10 @@ from rank_bm25 import BM25Okapi
 
 from bench import metatool
 from bench.http_find import Finder, serving
+from bench.plain_bm25 import tokens
 from bench.realsite_requests import REQUESTS, hand_written, metatool_sets
 from bench.realsite_web import STORE, Plugin, RealWeb, load_plugins
-from bench.relevance import sampled, tokens
+from bench.relevance import sampled
 from harness.procs import AX, env_for
 
 K = 10
