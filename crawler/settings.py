@@ -106,6 +106,13 @@ def scrapy_settings(
             # After every middleware that sets headers, before the guard (off: SIGN_REQUESTS).
             "crawler.signing.SigningMiddleware": 980,
         },
+        # Each spider middleware wraps every callback's output in one more async generator.
+        # Depth only counts (no DEPTH_LIMIT, and the spider follows its own sitemap depth);
+        # MetaCopyDetection warns of a spider that copies response.meta (ours builds its own).
+        "SPIDER_MIDDLEWARES": {
+            "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+            "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
+        },
         "RETRY_HTTP_CODES": [429, 500, 502, 503, 504, 522, 524, 408],
         "ITEM_PIPELINES": {"crawler.pipelines.StorePipeline": 300},
         POLICY_SETTING: policy,

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from scrapy.crawler import Crawler
 from scrapy.utils.asyncio import _parallel_asyncio
+from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import warn_on_generator_with_return_value
 
 from crawler.guard import AddressPolicy
@@ -71,3 +72,17 @@ def test_a_callbacks_output_is_taken_by_a_task_or_two_not_a_hundred(
     assert taken == list(range(5))
     assert all(task.done() for task in started)
     assert len(started) <= 2, f"{len(started)} tasks started for one response's output"
+
+
+def test_a_yielded_request_passes_only_the_spider_middlewares_the_crawl_needs(
+    tmp_path: Path,
+) -> None:
+    """Depth only counted (the spider bounds its sitemaps' depth itself) and MetaCopyDetection
+    only warns: each was one more async generator around every callback's output."""
+    spider = site_spider(tmp_path)
+    built = build_component_list(spider.settings.getwithbase("SPIDER_MIDDLEWARES"))
+    assert "scrapy.spidermiddlewares.depth.DepthMiddleware" not in built
+    assert "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware" not in built
+    # what guards the crawl stays: HTTP errors to the errback, over-long URLs dropped
+    assert "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware" in built
+    assert "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware" in built
