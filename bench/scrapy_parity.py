@@ -1,14 +1,16 @@
 """One `actiondex crawl` process against a plain Scrapy spider fetching the very same URLs at the
 same politeness (issue 23.1), in one run, alternating, more than once.
 
-    .venv/bin/python -m bench.scrapy_parity [--sites 150] [--rounds 2]
+    .venv/bin/python -m bench.scrapy_parity [--sites 150] [--rounds 2] [--base DIR]
 
 N loopback sites, each publishing an agent-actions manifest and a homepage with a JSON-LD
 SearchAction. Each round runs `actiondex crawl --file` (a fresh embedded store, the default 1 s
 between requests to one host) and then bench/plain_spider.py (the baseline) over the URLs that
 crawl asked for, in the same order of magnitude of politeness (1 s, 2 per host, AutoThrottle)
 with Scrapy's broad-crawl settings, parsing and storing nothing. seconds: each process's wall
-time, start to exit. The politeness floor is (requests per site - 1) seconds.
+time, start to exit. The politeness floor is (requests per site - 1) seconds. ``--base DIR``
+(another checkout, e.g. a worktree of main) adds its `actiondex crawl --file` to each round, run
+from DIR with this interpreter, so a change is measured against what it changes in the same run.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def build_web(count: int) -> LoopbackWeb:
     return web
 
 
-def ours(web: LoopbackWeb, tmp: Path) -> dict[str, Any]:
+def ours(web: LoopbackWeb, tmp: Path, root: Path = ROOT) -> dict[str, Any]:
     data = tmp / f"store{time.monotonic_ns()}"
     data.mkdir()
     targets = data / "targets.txt"
@@ -54,10 +56,10 @@ def ours(web: LoopbackWeb, tmp: Path) -> dict[str, Any]:
     started = time.monotonic()
     proc = subprocess.run(
         [*AX, "crawl", "--json", "--file", str(targets), *flags],
-        env=env_for(data),
+        env=env_for(data, PYTHONPATH=str(root)),
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=root,  # `-m actiondex` imports the checkout it runs in
         timeout=1800,
     )
     seconds = time.monotonic() - started
@@ -95,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sites", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--base", type=Path, help="another checkout to run beside this one")
     args = parser.parse_args()
     rows: list[tuple[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp, build_web(args.sites) as web:
@@ -102,9 +105,17 @@ def main() -> None:
         for n in range(1, args.rounds + 1):
             if urls:  # alternate: baseline first from the second round on
                 rows.append((f"plain Scrapy spider, round {n} (baseline)", plain(urls, Path(tmp))))
+            if args.base is not None and n % 2 == 0:
+                rows.append(
+                    (f"crawl --file at {args.base}, round {n}", ours(web, Path(tmp), args.base))
+                )
             run = ours(web, Path(tmp))
             urls = run["urls"]
             rows.append((f"actiondex crawl --file, round {n}", run))
+            if args.base is not None and n % 2 == 1:
+                rows.append(
+                    (f"crawl --file at {args.base}, round {n}", ours(web, Path(tmp), args.base))
+                )
             if n == 1:
                 rows.append((f"plain Scrapy spider, round {n} (baseline)", plain(urls, Path(tmp))))
     _print(rows, args)
