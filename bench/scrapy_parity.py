@@ -8,7 +8,8 @@ SearchAction. Each round runs `actiondex crawl --file` (a fresh embedded store, 
 between requests to one host) and then bench/plain_spider.py (the baseline) over the URLs that
 crawl asked for, in the same order of magnitude of politeness (1 s, 2 per host, AutoThrottle)
 with Scrapy's broad-crawl settings, parsing and storing nothing. seconds: each process's wall
-time, start to exit. The politeness floor is (requests per site - 1) seconds. ``--base DIR``
+time, start to exit; CPU seconds: its user + system time (what the load of a shared machine
+changes least). The politeness floor is (requests per site - 1) seconds. ``--base DIR``
 (another checkout, e.g. a worktree of main) adds its `actiondex crawl --file` to each round, run
 from DIR with this interpreter, so a change is measured against what it changes in the same run.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -53,7 +55,7 @@ def ours(web: LoopbackWeb, tmp: Path, root: Path = ROOT) -> dict[str, Any]:
     targets.write_text("\n".join(web.url(h) for h in web.sites) + "\n")
     flags = [a for e in web.resolve_args() for a in ("--resolve", e)]
     since = len(web.log)
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     proc = subprocess.run(
         [*AX, "crawl", "--json", "--file", str(targets), *flags],
         env=env_for(data, PYTHONPATH=str(root)),
@@ -62,7 +64,7 @@ def ours(web: LoopbackWeb, tmp: Path, root: Path = ROOT) -> dict[str, Any]:
         cwd=root,  # `-m actiondex` imports the checkout it runs in
         timeout=1800,
     )
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, children_cpu() - cpu
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-2000:]}")
     summary = json.loads(proc.stdout)
@@ -70,6 +72,7 @@ def ours(web: LoopbackWeb, tmp: Path, root: Path = ROOT) -> dict[str, Any]:
     return {
         "requests": len(urls),
         "seconds": seconds,
+        "cpu": cpu,
         "actions": summary["actions"],
         "sites": summary["sites"],
         "urls": urls,
@@ -79,7 +82,7 @@ def ours(web: LoopbackWeb, tmp: Path, root: Path = ROOT) -> dict[str, Any]:
 def plain(urls: list[str], tmp: Path) -> dict[str, Any]:
     listing = tmp / "urls.json"
     listing.write_text(json.dumps(urls))
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     proc = subprocess.run(
         [sys.executable, "-m", "bench.plain_spider", str(listing)],
         capture_output=True,
@@ -87,10 +90,16 @@ def plain(urls: list[str], tmp: Path) -> dict[str, Any]:
         cwd=ROOT,
         timeout=1800,
     )
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, children_cpu() - cpu
     if not proc.stdout.strip():
         raise SystemExit(f"plain spider failed: {proc.stderr[-2000:]}")
-    return {**json.loads(proc.stdout.splitlines()[-1]), "seconds": seconds}
+    return {**json.loads(proc.stdout.splitlines()[-1]), "seconds": seconds, "cpu": cpu}
+
+
+def children_cpu() -> float:
+    """User + system seconds of this process's children that have exited."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def main() -> None:
@@ -124,18 +133,24 @@ def main() -> None:
 def _print(rows: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> None:
     base = [r["seconds"] for label, r in rows if "baseline" in label]
     mean = sum(base) / len(base)
+    cpu = [r["cpu"] for label, r in rows if "baseline" in label]
+    cpu_mean = sum(cpu) / len(cpu)
     per_site = rows[0][1]["requests"] / args.sites
     print(
         f"scrapy parity: {args.sites} loopback sites, {per_site:.0f} requests a site, 1 s per "
         f"host (floor {per_site - 1:.0f} s); {os.cpu_count()} cores, load "
         f"{os.getloadavg()[0]:.1f} at the end"
     )
-    print("| run | requests | seconds | requests/s | vs the baseline mean |")
-    print("|---|---|---|---|---|")
+    print(
+        "| run | requests | seconds | requests/s | vs the baseline mean "
+        "| CPU seconds | CPU vs the baseline mean |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for label, row in rows:
         print(
             f"| {label} | {row['requests']} | {row['seconds']:.1f} | "
-            f"{row['requests'] / row['seconds']:.0f} | {row['seconds'] / mean:.2f}x |"
+            f"{row['requests'] / row['seconds']:.0f} | {row['seconds'] / mean:.2f}x | "
+            f"{row['cpu']:.1f} | {row['cpu'] / cpu_mean:.2f}x |"
         )
 
 

@@ -8,12 +8,13 @@ N loopback sites as bench/scrapy_parity.py serves them (an agent-actions manifes
 page with a JSON-LD SearchAction), a fresh PostgreSQL database, every site crawled once first.
 Then each round makes every site due and recrawls it: `actiondex crawl --due --no-index` in one
 process (the baseline: seconds from start to exit), and `actiondex schedule` with K workers,
-started and warm before the sites become due (seconds from then until every site is
-recrawled; the scheduler ticks every second). Both at the default politeness (1 s between
-requests to one host). ``--old`` adds a row with the workers as they were before batching
-(`--concurrency 2 --batch 1`: one child per site, two at once). ``--base DIR`` (another
-checkout, e.g. a worktree of main) adds both runs of that code to each round, its processes and
-their children importing DIR first (PYTHONPATH), on the same store and sites.
+started and warm before the sites become due (seconds from then until every site is recrawled;
+the scheduler ticks every second). Both at the default politeness (1 s between requests to one
+host). CPU seconds: user + system time of the processes and their children, the workers' over
+their whole lives (start-up and idling included). ``--old`` adds a row with the workers as they
+were before batching (`--concurrency 2 --batch 1`: one child per site, two at once). ``--base
+DIR`` (another checkout, e.g. a worktree of main) adds both runs of that code to each round, its
+processes and their children importing DIR first (PYTHONPATH), on the same store and sites.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, first: dict[str, 
         f"load {os.getloadavg()[0]:.1f} at the end"
     )
     print(
-        "| run | seconds | sites/hour | requests a site | peak worker RSS MB "
+        "| run | seconds | CPU seconds | sites/hour | requests a site | peak worker RSS MB "
         "| peak worker+children PSS MB | vs the baseline mean |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for label, row in rows:
         print(f"| {label} | {cells(row, sites)} | {row['seconds'] / mean:.2f}x |")
 
