@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,8 @@ from crawler.guard import AddressPolicy
 from crawler.settings import scrapy_settings
 from crawler.spiders.site import SiteSpider
 from registry.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def site_spider(tmp_path: Path) -> SiteSpider:
@@ -86,3 +91,33 @@ def test_a_yielded_request_passes_only_the_spider_middlewares_the_crawl_needs(
     # what guards the crawl stays: HTTP errors to the errback, over-long URLs dropped
     assert "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware" in built
     assert "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware" in built
+
+
+PROBE_NOTHING = """
+import json, sys
+from pathlib import Path
+from actiondex.runtime import open_store
+from crawler.guard import AddressPolicy
+from crawler.run import run_crawl  # what `actiondex crawl` loads
+from crawler.probes import probe_sites
+from registry.config import Settings
+
+settings = Settings(data_dir=Path(sys.argv[1]))
+summary = probe_sites(open_store(settings), settings, AddressPolicy(), ["shop.test"], 1.0)
+loaded = [m for m in ("httpx2", "httpcore2", "anyio", "mcp_types") if m in sys.modules]
+print(json.dumps({"endpoints": summary.endpoints, "requests": summary.requests, "loaded": loaded}))
+"""
+
+
+def test_a_crawl_with_no_endpoint_to_probe_loads_no_http_client(tmp_path: Path) -> None:
+    """The probes' client (httpx2, anyio, mcp_types) took ~0.2 s of every crawl process's
+    start-up, and of every batch a worker runs, though most crawls list no endpoint."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE_NOTHING, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == {"endpoints": 0, "requests": 0, "loaded": []}
