@@ -8,10 +8,11 @@ SearchAction. Each round runs `actiondex crawl --file` (a fresh embedded store, 
 between requests to one host) and then bench/plain_spider.py (the baseline) over the URLs that
 crawl asked for, in the same order of magnitude of politeness (1 s, 2 per host, AutoThrottle)
 with Scrapy's broad-crawl settings, parsing and storing nothing. seconds: each process's wall
-time, start to exit; CPU seconds: its user + system time (what the load of a shared machine
-changes least). The politeness floor is (requests per site - 1) seconds. ``--base DIR``
-(another checkout, e.g. a worktree of main) adds its `actiondex crawl --file` to each round, run
-from DIR with this interpreter, so a change is measured against what it changes in the same run.
+time, start to exit; CPU seconds: its user + system time (the load of a shared machine moves it
+less than wall time, though it does). The politeness floor is (requests per site - 1) seconds.
+``--base DIR`` (another checkout, e.g. a worktree of main) adds its `actiondex crawl --file` to
+each round, run from DIR with this interpreter, so a change is measured against what it changes
+in the same run.
 """
 
 from __future__ import annotations
