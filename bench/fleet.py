@@ -9,6 +9,7 @@ environment string may be (128 KiB on Linux).
 
 from __future__ import annotations
 
+import resource
 import signal
 import subprocess
 import threading
@@ -95,12 +96,23 @@ def fleet(web: LoopbackWeb, name: str, **env: str) -> Iterator[Fleet]:
 
 def one_process(f: Fleet) -> dict[str, Any]:
     """`actiondex crawl --due` of every site, one process (the baseline): seconds start to exit."""
-    mark, since, started = f.make_due(), len(f.web.log), time.monotonic()
+    mark, since, started, cpu = f.make_due(), len(f.web.log), time.monotonic(), children_cpu()
     proc = f.run("crawl", "--due", "--limit", str(f.sites), "--json", "--no-index")
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, children_cpu() - cpu
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-2000:]}")
-    return {"seconds": seconds, "requests": len(f.web.log) - since, "done": f.recrawled(mark)}
+    return {
+        "seconds": seconds,
+        "requests": len(f.web.log) - since,
+        "done": f.recrawled(mark),
+        "cpu": cpu,
+    }
+
+
+def children_cpu() -> float:
+    """User + system seconds of the children (and theirs) that have exited and been waited."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 @dataclass
@@ -123,6 +135,7 @@ def cluster(f: Fleet, workers: int, args: list[str], deadline: float = 7200) -> 
     """The scheduler and ``workers`` workers (started and warm first), every site made due,
     timed until every site is recrawled; then SIGTERM, as an operator stops them."""
     logs = [f.data / f"w{n}.log" for n in range(workers)]
+    cpu = children_cpu()
     procs = [_start(f, ["schedule"], f.data / "scheduler.log")]
     procs += [_start(f, ["worker", *args], log) for log in logs]
     memory, stop = Memory(), threading.Event()
@@ -142,12 +155,14 @@ def cluster(f: Fleet, workers: int, args: list[str], deadline: float = 7200) -> 
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
             proc.wait(timeout=120)
+    cpu = children_cpu() - cpu  # their whole lives: start-up and the wait for SIGTERM too
     said = "".join(log.read_text(errors="replace") for log in logs)
     return {
         "seconds": seconds,
         "requests": len(f.web.log) - since,
         "done": f.recrawled(mark),
         "memory": memory,
+        "cpu": cpu,
         "tracebacks": said.count("Traceback"),
     }
 
@@ -209,10 +224,12 @@ def baseline_mean(rows: list[tuple[str, dict[str, Any]]]) -> float:
 
 
 def cells(row: dict[str, Any], sites: int) -> str:
-    """seconds | sites/hour | requests a site | peak worker RSS | peak worker tree PSS."""
+    """seconds | CPU seconds | sites/hour | requests a site | peak worker RSS | peak worker
+    tree PSS."""
     memory = row.get("memory")
     return (
-        f"{row['seconds']:.1f} | {row['done'] / row['seconds'] * 3600:,.0f} | "
+        f"{row['seconds']:.1f} | {row.get('cpu', 0.0):.1f} | "
+        f"{row['done'] / row['seconds'] * 3600:,.0f} | "
         f"{row['requests'] / sites:.1f} | {f'{memory.worker_rss:.0f}' if memory else '-'} | "
         f"{f'{memory.tree_pss:.0f}' if memory else '-'}"
     )

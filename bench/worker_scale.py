@@ -124,10 +124,11 @@ def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, total: float) -> 
         f"the end; {total / 60:.1f} min in all"
     )
     print(
-        "| run | seconds | sites/hour | requests a site | peak worker RSS MB | peak worker "
+        "| run | seconds | CPU seconds | sites/hour | requests a site | peak worker RSS MB | peak "
+        "worker"
         "+ children PSS MB | DB transactions a site | DB rows written a site | vs baseline |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, row in rows:
         print(
             f"| {label} | {cells(row, sites)} | {row['transactions'] / sites:.1f} | "

@@ -43,6 +43,11 @@ PRELOAD = [
     "scrapy.downloadermiddlewares.retry",
     "scrapy.core.downloader.handlers.http11",
     "registry.store.promotion",
+    # Loaded by a crawl only when an endpoint is due a probe (crawler/probes): once here, so
+    # no child that probes pays for them.
+    "crawler.probes.ask",
+    "crawler.probes.polite",
+    "crawler.probes.transport",
 ]
 _context: Any = None
 

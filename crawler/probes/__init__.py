@@ -21,15 +21,12 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
 from crawler.guard import AddressPolicy
-from crawler.probes.ask import probe, tools_body
-from crawler.probes.polite import Polite
-from crawler.probes.transport import client
 from registry.config import Settings
 from registry.db.engine import DB_AWAY, first_line, transaction
 from registry.model.liveness import ProbeOutcome, ProbeTarget
@@ -38,6 +35,9 @@ from registry.normalising import normalise_site
 from registry.store.liveness import due_targets, probe_targets, record, site_origins
 from registry.store.promotion import promote_site
 from registry.store.rows import utcnow
+
+if TYPE_CHECKING:
+    from crawler.probes.polite import Polite
 
 logger = logging.getLogger(__name__)
 DUE_LIMIT = 1000  # endpoints one `crawl --due` probes at most
@@ -66,6 +66,11 @@ def probe_all(
 ) -> list[ProbeOutcome]:
     """Probe every target: hosts at once, each host's targets one after another, robots.txt
     read before the first (``polite``: one run's rules and signer)."""
+    # The HTTP client's modules (httpx2, anyio, mcp_types: ~0.2 s to load) only when probing.
+    from crawler.probes.ask import probe
+    from crawler.probes.polite import Polite
+    from crawler.probes.transport import client
+
     polite = polite or Polite(settings)
     by_host: dict[str, list[ProbeTarget]] = defaultdict(list)
     for target in targets:
@@ -98,9 +103,8 @@ def probe_sites(
     except DB_AWAY as exc:  # the crawl is stored or spooled; its probes wait until due
         logger.warning("no probes after the crawl, database unavailable: %s", first_line(exc))
         return ProbeSummary()
-    polite = Polite(settings)
-    outcomes = probe_all(targets, policy, settings, delay, polite)
-    return _store(engine, settings, outcomes, hosts, polite.requests)
+    outcomes, requests = _probe(targets, policy, settings, delay)
+    return _store(engine, settings, outcomes, hosts, requests)
 
 
 def probe_due(
@@ -114,9 +118,21 @@ def probe_due(
     """Probe the endpoints whose next probe is due (of the hosts ``only``, when given)."""
     with transaction(engine) as session:
         targets = due_targets(session, utcnow(), limit, only)
+    outcomes, requests = _probe(targets, policy, settings, delay)
+    return _store(engine, settings, outcomes, (), requests)
+
+
+def _probe(
+    targets: Sequence[ProbeTarget], policy: AddressPolicy, settings: Settings, delay: float
+) -> tuple[list[ProbeOutcome], int]:
+    """The outcomes and the robots.txt requests asked for them; with no target, no client
+    is made (nor its modules loaded: most crawls list no endpoint)."""
+    if not targets:
+        return [], 0
+    from crawler.probes.polite import Polite
+
     polite = Polite(settings)
-    outcomes = probe_all(targets, policy, settings, delay, polite)
-    return _store(engine, settings, outcomes, (), polite.requests)
+    return probe_all(targets, policy, settings, delay, polite), polite.requests
 
 
 def _store(
@@ -156,6 +172,8 @@ def _promote_tools(
     live = [o for o in outcomes if o.tools is not None]
     if not live:
         return []
+    from crawler.probes.ask import tools_body
+
     with transaction(engine) as session:
         origins = site_origins(session, {o.target.host for o in live})
     changed = []
