@@ -1,24 +1,20 @@
-"""The `actiondex` command in a subprocess through `python -m actiondex`, the real entry point."""
+"""The `actiondex` command run to its end, as `python -m actiondex` runs it: in a process forked
+from a warm one (tests/helpers/warm.py), or a fresh interpreter with ACTIONDEX_TEST_COLD=1."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from harness.procs import AX, env_for
+from harness.procs import env_for
+from tests.helpers import warm
 
 
 def run(
     data_dir: Path, *args: str, db_url: str = "", **extra: str
 ) -> subprocess.CompletedProcess[str]:
     """`actiondex ARGS` over ``data_dir``, with ``extra`` environment variables."""
-    return subprocess.run(
-        [*AX, *args],
-        env=env_for(data_dir, db_url, **extra),
-        text=True,
-        capture_output=True,
-        timeout=120,
-    )
+    return warm.run(list(args), env_for(data_dir, db_url, **extra), timeout=120)
 
 
 def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, create_engine
 
 from actiondex.demo.web import DemoWeb
 from harness.procs import AX, env_for
+from tests.helpers import warm
 
 CRAWL_TIMEOUT = 120
 RECRAWL = {
@@ -46,13 +47,7 @@ def command(*args: str) -> list[str]:
 def actiondex(
     data_dir: Path, db_url: str, *args: str, timeout: float = CRAWL_TIMEOUT
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        command(*args),
-        env=crawl_env(data_dir, db_url),
-        text=True,
-        capture_output=True,
-        timeout=timeout,
-    )
+    return warm.run(list(args), crawl_env(data_dir, db_url), timeout=timeout)
 
 
 def crawl_args(web: DemoWeb, *extra: str) -> list[str]:
