@@ -132,7 +132,7 @@ def run_crawl(
             summary.replayed += [row.host for row in store.replay()]  # older than what we fetch
             spider_args = _spider_args(engine, accepted, hosts, max_pages)
             with stop.scrapy_running():
-                reason = _crawl(spider_args, config, summary, progress)
+                reason = _crawl(spider_args, config, summary, progress, stop.reactor_ready)
             _report_unfinished(hosts, summary)
             for row in store.replay():  # spooled while the database was away, if it is back
                 summary.stored_later(row)
@@ -194,6 +194,7 @@ def _crawl(
     scrapy: dict[str, Any],
     summary: CrawlSummary,
     progress: Progress | None,
+    on_ready: Callable[[], None] | None = None,
 ) -> str:
     """Run the spider; returns why it closed (Scrapy's reason: "finished", "shutdown")."""
 
@@ -203,7 +204,7 @@ def _crawl(
             if progress is not None:
                 progress({**summary.totals(), "site": item.model_dump()})
 
-    ran = run_spider(SiteSpider, scrapy, on_item=site_stored, **spider_args)
+    ran = run_spider(SiteSpider, scrapy, on_item=site_stored, on_ready=on_ready, **spider_args)
     summary.requests = ran.stats.get("downloader/request_count", 0)
     summary.refused = ran.stats.get("guard/refused", 0)
     return ran.reason

@@ -28,10 +28,12 @@ def run_spider(
     spider: type[Spider],
     config: dict[str, Any],
     on_item: Callable[[Any], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
     **spider_args: Any,
 ) -> Ran:
     """Run ``spider`` with the Scrapy settings ``config`` until it closes. ``on_item`` sees
-    each item as it comes (a progress line, say)."""
+    each item as it comes (a progress line, say); ``on_ready`` runs once Scrapy has installed its
+    reactor, before it runs."""
     process = CrawlerProcess(config)
     crawler = process.create_crawler(spider)
     ran = Ran()
@@ -48,7 +50,9 @@ def run_spider(
     # Scrapy holds receivers weakly; these locals live until process.start() returns.
     crawler.signals.connect(scraped, signal=signals.item_scraped)
     crawler.signals.connect(closed, signal=signals.spider_closed)
-    process.crawl(crawler, **spider_args)
+    process.crawl(crawler, **spider_args)  # installs the reactor
+    if on_ready is not None:
+        on_ready()
     # Scrapy's handlers turn SIGTERM/SIGINT into a graceful stop while it runs, and stay
     # installed afterwards, where they would swallow the signal: put the caller's back.
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}

@@ -25,6 +25,7 @@ class StopRequest:
     def __init__(self) -> None:
         self.requested = False
         self.crawling = False  # Scrapy's code runs: raising there would be lost in a Deferred
+        self.deferred = False  # asked for before Scrapy's reactor was installed
 
     @contextmanager
     def scrapy_running(self) -> Iterator[None]:
@@ -36,15 +37,27 @@ class StopRequest:
 
     def handle(self, signum: int, _frame: FrameType | None) -> None:
         self.requested = True
+        if not self.crawling:
+            raise CrawlAborted()
+        # Scrapy's code runs: an exception raised here would land in one of its Deferreds (an
+        # "Unhandled error in Deferred" on stderr) instead of stopping the crawl.
         reactor = sys.modules.get("twisted.internet.reactor")  # never install one here
-        if self.crawling and reactor is not None:
-            # Scrapy stops its crawls gracefully on the reactor's way down.
-            if getattr(reactor, "running", False):
-                reactor.callFromThread(reactor.stop)
-            else:
-                reactor.callWhenRunning(reactor.stop)
+        if reactor is None:
+            self.deferred = True  # Scrapy is installing it: reactor_ready() stops it then
             return
-        raise CrawlAborted()
+        # Scrapy stops its crawls gracefully on the reactor's way down.
+        if getattr(reactor, "running", False):
+            reactor.callFromThread(reactor.stop)
+        else:
+            reactor.callWhenRunning(reactor.stop)
+
+    def reactor_ready(self) -> None:
+        """Scrapy's reactor is installed (not yet running): a stop asked for while Scrapy was
+        installing it is carried out as soon as it runs."""
+        reactor = sys.modules.get("twisted.internet.reactor")
+        if self.deferred and reactor is not None:
+            self.deferred = False
+            reactor.callWhenRunning(reactor.stop)
 
 
 @contextmanager
