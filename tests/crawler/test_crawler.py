@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import signal
 import subprocess
 import time
@@ -16,13 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from actiondex.demo.web import SITES, DemoWeb
+from harness.db import fresh_pg_database
 from harness.procs import AX, env_for, free_port
 from registry.db.tables import ActionRow, FlowRow, Site
 from registry.model.urls import key_host
@@ -284,15 +283,9 @@ def _wait_for_some_sites(url: str, slow_requests: Callable[[], int], limit: floa
 
 
 def test_crawl_into_postgresql(tmp_path: Path, demo: dict[str, Any]) -> None:
-    admin_url = os.environ.get(
-        "ACTIONDEX_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"
-    )
-    name = "actiondex_crawl_test"
-    url = admin_url.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
+    # The harness makes the database from ACTIONDEX_TEST_DATABASE_URL in either form
+    # (`postgresql://` or SQLAlchemy's `postgresql+psycopg://`, which psycopg itself refuses).
+    with fresh_pg_database("actiondex_crawl_test") as url:
         cmd, env = cli(tmp_path, "migrate", db_url=url)
         subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=60)
         with DemoWeb() as web:
@@ -300,6 +293,3 @@ def test_crawl_into_postgresql(tmp_path: Path, demo: dict[str, Any]) -> None:
         assert set(per_site(proc)) == set(demo["hosts"])
         names = {h: {r[2] for r in rows} for h, rows in stored(url).items()}
         assert names == {h: {r[2] for r in rows} for h, rows in demo["store"].items()}
-    finally:
-        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
