@@ -79,6 +79,7 @@ class PlainSpider(Spider):
 SETTINGS = {
     "LOG_LEVEL": "ERROR",
     "TELNETCONSOLE_ENABLED": False,
+    "REMOTE_CONTROL_ENABLED": False,  # as actiondex crawl: no code-execution server
     "ROBOTSTXT_OBEY": False,
     "COOKIES_ENABLED": False,
     "RETRY_ENABLED": False,

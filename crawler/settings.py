@@ -94,6 +94,10 @@ def scrapy_settings(
             "Accept-Encoding": "gzip, deflate, br" if brotli_is_safe() else "gzip, deflate",
         },
         "TELNETCONSOLE_ENABLED": False,
+        # Scrapy 2.19's RemoteControl (on by default) serves an HTTP endpoint on localhost that
+        # runs the Python a request carries, its token in a file under ~/.local/state: no
+        # process that reads hostile pages carries one (docs/RELIABILITY.md 61).
+        "REMOTE_CONTROL_ENABLED": False,
         # An http_proxy from the environment would connect somewhere the resolver never vets.
         "HTTPPROXY_ENABLED": False,
         "LOG_LEVEL": log_level,
