@@ -96,7 +96,8 @@ class ProbeWeb:
         self.requests: Counter[tuple[str, str, str]] = Counter()
         self.gone_served = 0
         self.tool_calls: Counter[str] = Counter()
-        self.robots: dict[str, str] = {}  # host -> its robots.txt (else 404: all allowed)
+        # host -> its robots.txt, or the HTTP status it answers robots.txt with (else 404)
+        self.robots: dict[str, str | int] = {}
         self.seen: list[tuple[str, str, dict[str, str]]] = []  # (host, path, headers)
         self.mcp = sdk_server(self.tool_calls)
         self.sdk_app = self.mcp.streamable_http_app(
@@ -150,7 +151,10 @@ class ProbeWeb:
         name = kind_of(host)
         path = request.url.path
         if path == "/robots.txt" and host in self.robots:
-            return PlainTextResponse(self.robots[host])
+            robots = self.robots[host]
+            if isinstance(robots, int):
+                return PlainTextResponse("robots.txt is not available\n", status_code=robots)
+            return PlainTextResponse(robots)
         if host.endswith(".mcp.test") and path == CARD:
             return JSONResponse(
                 {

@@ -79,6 +79,22 @@ def test_a_host_whose_robots_txt_has_no_answer_is_unreachable(
     assert outcome.detail["reason"].startswith("robots.txt")
 
 
+@pytest.mark.parametrize(("status", "disallowed"), [(503, True), (429, True), (403, False)])
+def test_a_robots_txt_error_is_read_as_rfc_9309_says(
+    web: ProbeWeb, tmp_path: Path, status: int, disallowed: bool
+) -> None:
+    """A 5xx or 429 robots.txt disallows all (the endpoint is not asked); another 4xx allows
+    all (RFC 9309 2.3.1.3-4), as the crawler reads it."""
+    web.robots = {LIVE: status}
+    (outcome,) = _probe(web, _settings(web, tmp_path), [_mcp(web, LIVE)])
+    asked = [(host, path) for host, path, _ in web.seen]
+    assert asked.count((LIVE, "/robots.txt")) == 1
+    assert outcome.disallowed is disallowed
+    assert ((LIVE, "/mcp") in asked) is not disallowed
+    if not disallowed:
+        assert outcome.status == "live"
+
+
 def test_every_probe_request_is_signed_as_the_crawlers_are(web: ProbeWeb, tmp_path: Path) -> None:
     settings = _settings(web, tmp_path)
     outcomes = _probe(web, settings, [_mcp(web, h) for h in (LIVE, OLD, AUTH)])
