@@ -29,9 +29,9 @@ from registry.store.reciprocal import verified_manifest, verify_named
 from registry.store.rows import (
     action_rows,
     flow_rows,
-    get_or_create_site,
     lock_site,
     mark_changed,
+    site_row,
     utcnow,
 )
 from registry.store.site_flows import settle_flow_terms
@@ -69,18 +69,19 @@ def promote_site(
     ``reason`` (crawl or ingest) and ``run_id`` go into the site's history entry, if the
     action set changed (registry/store/history.py)."""
     now = now or utcnow()
-    site = get_or_create_site(session, update.host, update.origin, now)
+    site, new = site_row(session, update.host, update.origin, now)
     if site.origin != update.origin and _answered(update):
         # A site is its origin: the scheme and port that last answered. A site first tried over
         # https (tls-invalid) and then crawled over http is recrawled over http from then on.
         lock_site(session, site)
         site.origin = update.origin
-    known = {d.url: d for d in session.scalars(select(Document).where(Document.site_id == site.id))}
+    documents = select(Document).where(Document.site_id == site.id)
+    known = {} if new else {d.url: d for d in session.scalars(documents)}
     # The same document under the site's other scheme (its origin moved from https to http or
     # back): the new fetch replaces it, or its actions' ids would be taken twice.
     moved = {_schemeless(url): row for url, row in known.items()}
     result = PromoteResult(update.host, documents=len(update.documents))
-    changes = Changes(session, site)  # locks the site before its first write
+    changes = Changes(session, site, new=new)  # locks the site before its first write
     if site.removed_at is not None:  # an explicit crawl or ingest brings a removed site back
         changes.begin()
         site.removed_at = None
