@@ -32,15 +32,22 @@ from registry.db.tables import StoreClock
 CLOCK_ID = 1  # the one row, inserted by migration 0011
 
 
+NEXT = (
+    update(StoreClock)
+    .where(StoreClock.id == CLOCK_ID)
+    .values(seq=StoreClock.seq + 1)
+    .returning(StoreClock.seq)
+)
+
+
 def next_change(session: Session) -> int:
-    """Take the next change number; its lock is held until the caller's transaction ends."""
-    stmt = (
-        update(StoreClock)
-        .where(StoreClock.id == CLOCK_ID)
-        .values(seq=StoreClock.seq + 1)
-        .returning(StoreClock.seq)
-    )
-    return int(session.execute(stmt).scalar_one())
+    """Take the next change number; its lock is held until the caller's transaction ends.
+    The session's pending writes go first, as its autoflush would send them (a site row is
+    locked before the clock, never after: no deadlock with a promotion that holds it), then
+    the UPDATE on the connection: through the ORM it took ~3 ms of Python, ten times the
+    statement (its bulk-update bookkeeping, for a table no object of the session maps)."""
+    session.flush()
+    return int(session.connection().execute(NEXT).scalar_one())
 
 
 def last_change(session: Session) -> int:

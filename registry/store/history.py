@@ -125,14 +125,19 @@ class Changes:
     the snapshot), ``close(reason)`` after each kind of change (keeps its diff), ``write``
     once the site's version is bumped (one entry per kind that changed the action set)."""
 
-    def __init__(self, session: Session, site: Site) -> None:
+    def __init__(self, session: Session, site: Site, *, new: bool = False) -> None:
+        """``new``: the caller's transaction inserted the site (``rows.site_row``): it is
+        locked already and has no actions, so ``begin`` neither locks nor reads it."""
         self.session, self.site = session, site
         self.last: Snapshot | None = None
+        self.new = new
         self.dirty = False
         self.diffs: list[tuple[str, Diff, Snapshot]] = []
 
     def begin(self) -> None:
-        if self.last is None:
+        if self.last is None and self.new:
+            self.last = {}
+        elif self.last is None:
             lock_site(self.session, self.site)
             self.last = snapshot(self.session, self.site.id)
         self.dirty = True

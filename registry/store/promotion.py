@@ -29,9 +29,9 @@ from registry.store.reciprocal import verified_manifest, verify_named
 from registry.store.rows import (
     action_rows,
     flow_rows,
-    get_or_create_site,
     lock_site,
     mark_changed,
+    site_row,
     utcnow,
 )
 from registry.store.site_flows import settle_flow_terms
@@ -69,18 +69,19 @@ def promote_site(
     ``reason`` (crawl or ingest) and ``run_id`` go into the site's history entry, if the
     action set changed (registry/store/history.py)."""
     now = now or utcnow()
-    site = get_or_create_site(session, update.host, update.origin, now)
+    site, new = site_row(session, update.host, update.origin, now)
     if site.origin != update.origin and _answered(update):
         # A site is its origin: the scheme and port that last answered. A site first tried over
         # https (tls-invalid) and then crawled over http is recrawled over http from then on.
         lock_site(session, site)
         site.origin = update.origin
-    known = {d.url: d for d in session.scalars(select(Document).where(Document.site_id == site.id))}
+    documents = select(Document).where(Document.site_id == site.id)
+    known = {} if new else {d.url: d for d in session.scalars(documents)}
     # The same document under the site's other scheme (its origin moved from https to http or
     # back): the new fetch replaces it, or its actions' ids would be taken twice.
     moved = {_schemeless(url): row for url, row in known.items()}
     result = PromoteResult(update.host, documents=len(update.documents))
-    changes = Changes(session, site)  # locks the site before its first write
+    changes = Changes(session, site, new=new)  # locks the site before its first write
     if site.removed_at is not None:  # an explicit crawl or ingest brings a removed site back
         changes.begin()
         site.removed_at = None
@@ -98,12 +99,15 @@ def promote_site(
         changes.begin()
         budget = _replace_document(session, site, row, doc, budget, now)
         result.changed = True
+    # The formats of every document the site may have now: those it had and those it got.
+    formats = {d.format for d in known.values()} | {d.manifest.format for d in update.documents}
     if result.changed:
         # A card's tool and the live tools/list's: one action, the live one. Then the flows: a
-        # step's action may live in a document that changed alone.
-        formats = {d.format for d in known.values()} | {d.manifest.format for d in update.documents}
+        # step's action may live in a document that changed alone (a new site has only the
+        # update's flows).
         drop_listed_twice(session, site.id, formats)
-        settle_flow_terms(session, site)
+        if not new or any(d.manifest.flows for d in update.documents):
+            settle_flow_terms(session, site)
     changes.close(reason)
     # Removals after replacements, each kind its own history entry: tombstones, then robots.
     for kind in ("tombstone", "robots"):
@@ -121,7 +125,7 @@ def promote_site(
     session.flush()
     result.actions, result.flows = count_site(session, site.id)
     if result.changed:  # last: from its number to the commit, changes wait (registry.db.clock)
-        for vouched in verify_named(session, site):
+        for vouched in verify_named(session, site, formats):
             mark_changed(session, vouched, now)
         _refresh_site_text(site, update)
         mark_changed(session, site, now)
@@ -160,6 +164,7 @@ def _replace_document(
 ) -> int:
     """Write the document and swap its actions and flows; returns the action budget left."""
     raw, manifest = doc.raw, doc.manifest
+    fresh = row is None  # a new document: no actions or flows to delete
     if row is None:
         row = Document(site_id=site.id, url=raw.url, fetched_at=now)
         session.add(row)
@@ -177,8 +182,9 @@ def _replace_document(
     row.endpoints = manifest.endpoints or None
     row.missing_count, row.missing_since = 0, None
     session.flush()
-    session.execute(delete(ActionRow).where(ActionRow.document_id == row.id))
-    session.execute(delete(FlowRow).where(FlowRow.document_id == row.id))
+    if not fresh:
+        session.execute(delete(ActionRow).where(ActionRow.document_id == row.id))
+        session.execute(delete(FlowRow).where(FlowRow.document_id == row.id))
     manifest = verified_manifest(session, site.host, manifest)
     actions = action_rows(site, row, manifest)[: max(budget, 0)]
     if len(actions) < len(manifest.actions):
@@ -240,6 +246,8 @@ def _refresh_site_text(site: Site, update: SiteUpdate) -> None:
 
 
 def count_site(session: Session, site_id: int) -> tuple[int, int]:
-    actions = session.scalar(select(func.count()).where(ActionRow.site_id == site_id)) or 0
-    flows = session.scalar(select(func.count()).where(FlowRow.site_id == site_id)) or 0
-    return actions, flows
+    """The site's stored actions and flows, in one statement."""
+    actions = select(func.count()).where(ActionRow.site_id == site_id).scalar_subquery()
+    flows = select(func.count()).where(FlowRow.site_id == site_id).scalar_subquery()
+    counted = session.execute(select(actions, flows)).one()
+    return int(counted[0] or 0), int(counted[1] or 0)

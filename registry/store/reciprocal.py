@@ -12,7 +12,7 @@ transaction. Documents are read as stored (``Document.raw``), at most MAX_DOCUME
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -94,10 +94,15 @@ def verified_manifest(session: Session, site: str, manifest: Manifest) -> Manife
     return manifest.model_copy(update={"actions": actions})
 
 
-def verify_named(session: Session, site: Site) -> list[Site]:
+def verify_named(
+    session: Session, site: Site, formats: Collection[str | None] | None = None
+) -> list[Site]:
     """After ``site`` (host B) was promoted: verify the stored cross-origin actions that call B
     of the sites B's documents name. Returns those sites (their index parts are worked out
-    again here; the caller marks each changed)."""
+    again here; the caller marks each changed). ``formats``: those of all B's documents, when
+    the caller knows them: none a naming one, B names no one and the store is not asked."""
+    if formats is not None and not set(VOUCHING_FORMATS) & set(formats):
+        return []
     named = _naming(session, site.host)
     if not named:
         return []

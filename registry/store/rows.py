@@ -27,13 +27,22 @@ def get_or_create_site(session: Session, host: str, origin: str, now: datetime) 
     A known site is only read here, so an unchanged recrawl issues no write at all; the
     service locks the row (lock_site) once it knows it will change something.
     """
+    return site_row(session, host, origin, now)[0]
+
+
+def site_row(session: Session, host: str, origin: str, now: datetime) -> tuple[Site, bool]:
+    """``get_or_create_site``, and whether this transaction inserted the row: then nothing
+    else can hold or see it until the commit (PostgreSQL's other inserts of the host wait on
+    its row lock; SQLite's write lock is database-wide), and it has no documents, actions or
+    flows yet."""
     site = session.scalars(select(Site).where(Site.host == host)).one_or_none()
     if site is not None:
-        return site
+        return site, False
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     stmt = insert(Site).values(host=host, origin=origin, version=0, created_at=now)
-    session.execute(stmt.on_conflict_do_nothing(index_elements=["host"]))
-    return session.scalars(select(Site).where(Site.host == host)).one()
+    returning = stmt.on_conflict_do_nothing(index_elements=["host"]).returning(Site.id)
+    inserted = session.execute(returning).first() is not None  # none: another's insert was first
+    return session.scalars(select(Site).where(Site.host == host)).one(), inserted
 
 
 def lock_site(session: Session, site: Site) -> None:

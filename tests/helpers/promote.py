@@ -70,3 +70,18 @@ class WriteCounter:
 
     def close(self) -> None:
         event.remove(self.conn, "before_cursor_execute", self._seen)
+
+
+class Statements:
+    """Every statement sent on a session's connection, upper-cased on one line."""
+
+    def __init__(self, session: Session) -> None:
+        self.sent: list[str] = []
+        self.conn = session.connection()
+        event.listen(self.conn, "before_cursor_execute", self._seen)
+
+    def _seen(self, _conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        self.sent.append(" ".join(statement.split()).upper())
+
+    def close(self) -> None:
+        event.remove(self.conn, "before_cursor_execute", self._seen)

@@ -15,7 +15,16 @@ from registry.store.crawl_state import start_run
 from registry.store.history import list_history
 from registry.store.promotion import promote_site
 from registry.store.rows import utcnow
-from tests.helpers.promote import HOST, URL, WriteCounter, failure, manifest, names, update
+from tests.helpers.promote import (
+    HOST,
+    URL,
+    Statements,
+    WriteCounter,
+    failure,
+    manifest,
+    names,
+    update,
+)
 
 PAGE = f"https://{HOST}/help.html"
 
@@ -200,3 +209,31 @@ def test_the_same_schema_with_its_keys_reordered_is_no_change(session: Session) 
         ),
     )
     assert entries(session)[-1].changed == {"search": ["input_schema"]}
+
+
+def test_a_new_site_is_neither_locked_nor_read_before_its_first_write(session: Session) -> None:
+    """The site's row was inserted by this transaction: nothing of it to lock, snapshot or
+    compare (a tenth of a new site's promotion); its entry is still everything added."""
+    log = Statements(session)
+    try:
+        promote_site(session, update(manifest("search", "add_to_cart", flows=True)))
+    finally:
+        log.close()
+    first_write = next(i for i, s in enumerate(log.sent) if s.startswith("INSERT INTO DOCUMENTS"))
+    reads = [s for s in log.sent[:first_write] if s.startswith("SELECT")]
+    assert all(" FROM SITES" in s and "FOR UPDATE" not in s for s in reads), reads
+    (entry,) = entries(session)
+    assert entry.added == ["add_to_cart", "flow:buy", "search"] and entry.actions == 2
+
+
+def test_a_known_site_is_snapshot_before_it_changes(session: Session) -> None:
+    promote_site(session, update(manifest("search")))
+    session.flush()
+    log = Statements(session)
+    try:
+        promote_site(session, update(manifest("search", "checkout")))
+    finally:
+        log.close()
+    first_delete = next(i for i, s in enumerate(log.sent) if s.startswith("DELETE FROM ACTIONS"))
+    assert any(" FROM ACTIONS" in s for s in log.sent[:first_delete] if s.startswith("SELECT"))
+    assert entries(session)[-1].added == ["checkout"]
