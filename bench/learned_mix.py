@@ -112,7 +112,15 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=2000, metavar="N", help="MetaTool test")
     parser.add_argument("--l2", type=float, nargs="+", default=[1e-4, 1e-3, 1e-2])
     parser.add_argument("--test", action="store_true", help="then score the chosen on test")
+    parser.add_argument(
+        "--sites",
+        action="store_true",
+        help="the re-rank's candidates with the site stage's (ACTIONDEX_MEANING_SITES, the "
+        "sites' vectors kept): refit RERANK_WEIGHTS only, its site features live",
+    )
     args = parser.parse_args()
+    if args.sites and args.test:
+        parser.error("--sites refits the re-rank only: score the test sets with bench.site_stage")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     tl_tools, tl_sets = toollens.load(args.toollens)
     mt_tools, mt_sets = metatool.load(args.metatool)
@@ -135,10 +143,10 @@ def main() -> None:
         ):
             (Path(tmp) / name).mkdir()
             settings, ids = ingest(tools, Path(tmp) / name, domain)
-            ranks[name] = (ours(settings, ids), ours(settings, ids, True))
+            ranks[name] = (ours(settings, ids, sites=args.sites), ours(settings, ids, True))
             ids_of[name] = ids
         fitted = {}
-        for stage in ("rerank", "first stage"):
+        for stage in ("rerank",) if args.sites else ("rerank", "first stage"):
             rows: Rows = []
             meaning.RERANK, meaning.FUSION = "learned", "learned"
             for name, queries in fit_sets.items():
@@ -167,12 +175,17 @@ def main() -> None:
                 if s == "first stage"
             ],
         ]
-        means = scored("held-out training requests", settings_rows, check_sets, ranks)
+        if args.sites:  # the site stage on: the shipped re-rank weights against the refits
+            shipped = ("learned re-rank, shipped", "rerank", learned.SITE_RERANK_WEIGHTS)
+            settings_rows = [shipped, *[s for s in settings_rows if s[1] == "rerank"]]
+        means = scored("held-out training requests", settings_rows, check_sets, ranks, args.sites)
         chosen = [
             max((s for s in settings_rows if s[1] == kind), key=lambda s: means[s[0]])
             for kind in ("rerank", "learned")
+            if any(s[1] == kind for s in settings_rows)
         ]
-        for (label, _, w), name in zip(chosen, ("RERANK_WEIGHTS", "WEIGHTS"), strict=True):
+        names = ("SITE_RERANK_WEIGHTS",) if args.sites else ("RERANK_WEIGHTS", "WEIGHTS")
+        for (label, _, w), name in zip(chosen, names, strict=True):
             print(f"chosen on held-out training requests: {label}")
             print(f"{name} = np.array([" + ", ".join(f"{v:.4f}" for v in w) + "])")
         if args.test:
@@ -189,9 +202,12 @@ def main() -> None:
             )
 
 
-def scored(title: str, settings: list, sets: dict, ranks: dict) -> dict[str, float]:
+def scored(
+    title: str, settings: list, sets: dict, ranks: dict, sites: bool = False
+) -> dict[str, float]:
     """Each setting's NDCG@10 and Recall@5 on ``sets`` (bench.fusion_bench.table's layout);
-    answers each one's mean NDCG@10."""
+    answers each one's mean NDCG@10. ``sites``: a re-rank setting's weights are the site
+    stage's (SITE_RERANK_WEIGHTS)."""
     print(f"\n{title}")
     names = [n for parts in sets.values() for n, _ in parts]
     print(f"{'setting':<36}" + "".join(f"{n[:18]:>18}" for n in names) + f"{'mean':>9}")
@@ -201,7 +217,7 @@ def scored(title: str, settings: list, sets: dict, ranks: dict) -> dict[str, flo
         meaning.FUSION, meaning.RRF_K, meaning.RRF_WEIGHT = fusion, 60, 1.0
         meaning.RERANK = "learned" if fusion == "rerank" else "mix"
         if fusion == "rerank":
-            learned.RERANK_WEIGHTS = weights
+            setattr(learned, "SITE_RERANK_WEIGHTS" if sites else "RERANK_WEIGHTS", weights)
         elif weights is not None:
             learned.WEIGHTS = weights
         row = [
