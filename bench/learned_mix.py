@@ -40,8 +40,8 @@ def collected(rank: Callable[[str], list[str]], ids: dict, queries: list[dict]) 
     seen: list[tuple[np.ndarray, list[tuple[str, str]]]] = []
     plain = learned.features
 
-    def recording(docs, request, top, words, cosines, site, facets):  # type: ignore[no-untyped-def]
-        rows = plain(docs, request, top, words, cosines, site, facets)
+    def recording(docs, request, top, words, cosines, site, facets, pool=None):  # type: ignore[no-untyped-def]
+        rows = plain(docs, request, top, words, cosines, site, facets, pool)
         keys = [
             (docs.doc(a).get_first("site") or "", docs.doc(a).get_first("key") or "")
             for _, a in top
@@ -177,7 +177,8 @@ def main() -> None:
         ]
         if args.sites:  # the site stage on: the shipped re-rank weights against the refits
             shipped = ("learned re-rank, shipped", "rerank", learned.SITE_RERANK_WEIGHTS)
-            settings_rows = [shipped, *[s for s in settings_rows if s[1] == "rerank"]]
+            plain = ("learned re-rank, RERANK_WEIGHTS", "rerank", learned.RERANK_WEIGHTS)
+            settings_rows = [shipped, plain, *[s for s in settings_rows if s[1] == "rerank"]]
         means = scored("held-out training requests", settings_rows, check_sets, ranks, args.sites)
         chosen = [
             max((s for s in settings_rows if s[1] == kind), key=lambda s: means[s[0]])

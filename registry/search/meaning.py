@@ -99,7 +99,10 @@ def by_meaning(
     if RERANK == "learned" and model.name in learned.FITTED_FOR:
         facets = learned.facet_cosines(q, stored, cosines)
         site = _site_cosines(searcher, near, request, top)
-        rows = learned.features(searcher, analyze(q), top, len(words), cosines, site, facets)
+        # Gaps and ranks by cosine over BM25's candidates: the sites' are placed among them
+        rows = learned.features(
+            searcher, analyze(q), top, len(words), cosines, site, facets, len(words)
+        )
         weights = learned.RERANK_WEIGHTS if near is None else learned.SITE_RERANK_WEIGHTS
         chances = learned.scores(rows, weights)
         return _rescored(found, top, len(words), low, spread, chances)
