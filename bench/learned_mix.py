@@ -116,7 +116,7 @@ def main() -> None:
         "--sites",
         action="store_true",
         help="the re-rank's candidates with the site stage's (ACTIONDEX_MEANING_SITES, the "
-        "sites' vectors kept): refit RERANK_WEIGHTS only, its site features live",
+        "sites' vectors kept): refit RERANK_WEIGHTS only",
     )
     args = parser.parse_args()
     if args.sites and args.test:
@@ -176,17 +176,15 @@ def main() -> None:
             ],
         ]
         if args.sites:  # the site stage on: the shipped re-rank weights against the refits
-            shipped = ("learned re-rank, shipped", "rerank", learned.SITE_RERANK_WEIGHTS)
-            plain = ("learned re-rank, RERANK_WEIGHTS", "rerank", learned.RERANK_WEIGHTS)
-            settings_rows = [shipped, plain, *[s for s in settings_rows if s[1] == "rerank"]]
-        means = scored("held-out training requests", settings_rows, check_sets, ranks, args.sites)
+            shipped = ("learned re-rank, shipped RERANK_WEIGHTS", "rerank", learned.RERANK_WEIGHTS)
+            settings_rows = [shipped, *[s for s in settings_rows if s[1] == "rerank"]]
+        means = scored("held-out training requests", settings_rows, check_sets, ranks)
         chosen = [
             max((s for s in settings_rows if s[1] == kind), key=lambda s: means[s[0]])
             for kind in ("rerank", "learned")
             if any(s[1] == kind for s in settings_rows)
         ]
-        names = ("SITE_RERANK_WEIGHTS",) if args.sites else ("RERANK_WEIGHTS", "WEIGHTS")
-        for (label, _, w), name in zip(chosen, names, strict=True):
+        for (label, _, w), name in zip(chosen, ("RERANK_WEIGHTS", "WEIGHTS"), strict=False):
             print(f"chosen on held-out training requests: {label}")
             print(f"{name} = np.array([" + ", ".join(f"{v:.4f}" for v in w) + "])")
         if args.test:
@@ -203,12 +201,9 @@ def main() -> None:
             )
 
 
-def scored(
-    title: str, settings: list, sets: dict, ranks: dict, sites: bool = False
-) -> dict[str, float]:
+def scored(title: str, settings: list, sets: dict, ranks: dict) -> dict[str, float]:
     """Each setting's NDCG@10 and Recall@5 on ``sets`` (bench.fusion_bench.table's layout);
-    answers each one's mean NDCG@10. ``sites``: a re-rank setting's weights are the site
-    stage's (SITE_RERANK_WEIGHTS)."""
+    answers each one's mean NDCG@10."""
     print(f"\n{title}")
     names = [n for parts in sets.values() for n, _ in parts]
     print(f"{'setting':<36}" + "".join(f"{n[:18]:>18}" for n in names) + f"{'mean':>9}")
@@ -218,7 +213,7 @@ def scored(
         meaning.FUSION, meaning.RRF_K, meaning.RRF_WEIGHT = fusion, 60, 1.0
         meaning.RERANK = "learned" if fusion == "rerank" else "mix"
         if fusion == "rerank":
-            setattr(learned, "SITE_RERANK_WEIGHTS" if sites else "RERANK_WEIGHTS", weights)
+            learned.RERANK_WEIGHTS = weights
         elif weights is not None:
             learned.WEIGHTS = weights
         row = [

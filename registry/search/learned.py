@@ -1,8 +1,7 @@
 """The learned mix of meaning and words (registry.search.meaning): with the first stage by
 meaning on (FUSION "learned"), BM25's first CANDIDATES and the ones the vector index found by
 meaning alone; off (RERANK "learned"), BM25's alone. Each candidate is described by FEATURES and
-scored by a logistic model whose weights (WEIGHTS, RERANK_WEIGHTS, SITE_RERANK_WEIGHTS with the
-site stage by meaning on, its default) are constants fitted on
+scored by a logistic model whose weights (WEIGHTS, RERANK_WEIGHTS) are constants fitted on
 training requests only (bench.learned_mix: ToolLens's official train split and MetaTool requests
 left out of its test sample; never on a test request).
 
@@ -11,8 +10,7 @@ index's size or BM25's units: BM25's score min-max scaled over its candidates an
 the first's (0 for one found by meaning alone: it is not asked for one without ``explain``), its
 reciprocal and log rank, whether BM25 found it, the action's cosine with the request, that less
 the best candidate's and its ranks by cosine, its site's cosine (registry.index.vector_index: a
-site's vector from its description and its actions'; 0 with neither the first stage nor the
-site stage on) and that less
+site's vector from its description and its actions'; 0 with the first stage off) and that less
 the best, its best cosine with one part of the request (``facet_cosines``: a request that asks
 for several things, "..., and searching for nutrition information") and that less the best, the
 share of its name's words the request holds, and BM25's scaled score times the cosine.
@@ -61,10 +59,6 @@ RERANK_WEIGHTS = np.array([
     -0.6528, 1.3930, 0.0, 0.3467, 1.9435, 1.2899, 0.0, 0.0,
     -0.0530, 0.8730, 1.3805, -1.0437, 0.2833, 0.5004, 2.2493, -4.0082,
 ])  # the re-rank of BM25's candidates alone, the first stage off (pointwise, L2 0.0001)
-SITE_RERANK_WEIGHTS = np.array([
-    0.5402, 0.6481, -0.0614, 0.9813, 0.9813, 0.5595, 0.4740, 0.4740,
-    -0.0768, 0.9489, 0.9489, -1.0224, -0.3694, 0.3777, 1.0363, 0.0,
-])  # the re-rank with the site stage (its candidates and site cosines; pairwise, L2 0.001)
 # fmt: on
 FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted on
 # A request's parts ("..., and searching for nutrition information"): each is embedded alone.

@@ -98,30 +98,18 @@ def by_meaning(
     spread = (high - low) or high or 1.0
     if RERANK == "learned" and model.name in learned.FITTED_FOR:
         facets = learned.facet_cosines(q, stored, cosines)
-        site = _site_cosines(searcher, near, request, top)
-        # Gaps and ranks by cosine over BM25's candidates: the sites' are placed among them
+        # Gaps and ranks by cosine over BM25's candidates: the sites' are placed among them.
+        # No site cosines: weighed by a refit, they lost on training requests (README).
         rows = learned.features(
-            searcher, analyze(q), top, len(words), cosines, site, facets, len(words)
+            searcher, analyze(q), top, len(words), cosines, 0 * cosines, facets, len(words)
         )
-        weights = learned.RERANK_WEIGHTS if near is None else learned.SITE_RERANK_WEIGHTS
-        chances = learned.scores(rows, weights)
+        chances = learned.scores(rows, learned.RERANK_WEIGHTS)
         return _rescored(found, top, len(words), low, spread, chances)
     bonus = {
         _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
         for (score, address), cosine in zip(top, cosines, strict=True)
     }
     return _merged(found, top, len(words), bonus), bonus
-
-
-def _site_cosines(
-    searcher: tantivy.Searcher | Docs, near: VectorIndex | None, request: np.ndarray, top: Found
-) -> np.ndarray:
-    """Each candidate's site's cosine with ``request`` (0 without a vector index)."""
-    if near is None:
-        return np.zeros(len(top))
-    hosts = [searcher.doc(address).get_first("site") or "" for _, address in top]
-    of_site = near.site_cosines(request, hosts)
-    return np.array([of_site[h] for h in hosts])
 
 
 def _merged(found: Found, top: Found, words: int, bonus: Bonus) -> Found:
