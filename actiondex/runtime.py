@@ -69,15 +69,19 @@ def _require_head(engine: Engine) -> None:
 def open_index(settings: Settings, engine: Engine, searching: bool = False) -> ActionIndex:
     """The on-disk index, brought up to date with the store (a no-op when it already is);
     ``searching`` (serve, mcp, find): with the vector index too when the settings turn the
-    first stage by meaning on (ACTIONDEX_MEANING_FIRST_STAGE); a command that only writes
-    never reads the vectors.
+    first stage by meaning (ACTIONDEX_MEANING_FIRST_STAGE) or the site stage
+    (ACTIONDEX_MEANING_SITES) on; a command that only writes never reads the vectors.
 
     Another process may hold the index's writer lock: a running `serve` or `mcp` takes it
     for each sync of its live follower. Wait for it up to ``index_wait_seconds``; if it is
     still held, leave the update to that process, say so in one line and go on with the index
     as it is. What the command stored is in the store either way; the follower indexes it."""
     make_dir(settings.index_path, "the index dir (ACTIONDEX_INDEX_DIR, else DATA_DIR/index)")
-    index = ActionIndex.open(settings.index_path, searching and settings.meaning_first_stage)
+    index = ActionIndex.open(
+        settings.index_path,
+        searching and settings.meaning_first_stage,
+        searching and settings.meaning_sites,
+    )
     deadline = time.monotonic() + settings.index_wait_seconds
     while True:
         try:

@@ -66,7 +66,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if app.state.index is None:
-            app.state.index = ActionIndex.open(settings.index_path, settings.meaning_first_stage)
+            app.state.index = ActionIndex.open(
+                settings.index_path, settings.meaning_first_stage, settings.meaning_sites
+            )
         own_engine = app.state.engine is None
         if own_engine:
             app.state.engine = make_engine(settings)  # connects on first use, not now

@@ -22,11 +22,16 @@ from harness import procs
 READY_TIMEOUT_S = 120
 
 
-def serving(data_dir: Path, database_url: str = "") -> AbstractContextManager[str]:
+def serving(data_dir: Path, database_url: str = "", **env: str) -> AbstractContextManager[str]:
     """``actiondex serve`` over the store in ``data_dir`` (harness.procs), once /readyz says
-    it can serve; yields its base URL and stops the server on exit."""
+    it can serve, with ``env`` set (e.g. ACTIONDEX_MEANING_SITES); yields its base URL and
+    stops the server on exit."""
     return procs.serving(
-        data_dir, ready="/readyz", seconds=READY_TIMEOUT_S, ACTIONDEX_DATABASE_URL=database_url
+        data_dir,
+        ready="/readyz",
+        seconds=READY_TIMEOUT_S,
+        ACTIONDEX_DATABASE_URL=database_url,
+        **env,
     )
 
 

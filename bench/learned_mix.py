@@ -40,8 +40,8 @@ def collected(rank: Callable[[str], list[str]], ids: dict, queries: list[dict]) 
     seen: list[tuple[np.ndarray, list[tuple[str, str]]]] = []
     plain = learned.features
 
-    def recording(docs, request, top, words, cosines, site, facets):  # type: ignore[no-untyped-def]
-        rows = plain(docs, request, top, words, cosines, site, facets)
+    def recording(docs, request, top, words, cosines, site, facets, pool=None):  # type: ignore[no-untyped-def]
+        rows = plain(docs, request, top, words, cosines, site, facets, pool)
         keys = [
             (docs.doc(a).get_first("site") or "", docs.doc(a).get_first("key") or "")
             for _, a in top
@@ -112,7 +112,15 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=2000, metavar="N", help="MetaTool test")
     parser.add_argument("--l2", type=float, nargs="+", default=[1e-4, 1e-3, 1e-2])
     parser.add_argument("--test", action="store_true", help="then score the chosen on test")
+    parser.add_argument(
+        "--sites",
+        action="store_true",
+        help="the re-rank's candidates with the site stage's (ACTIONDEX_MEANING_SITES, the "
+        "sites' vectors kept): refit RERANK_WEIGHTS only",
+    )
     args = parser.parse_args()
+    if args.sites and args.test:
+        parser.error("--sites refits the re-rank only: score the test sets with bench.site_stage")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     tl_tools, tl_sets = toollens.load(args.toollens)
     mt_tools, mt_sets = metatool.load(args.metatool)
@@ -135,10 +143,10 @@ def main() -> None:
         ):
             (Path(tmp) / name).mkdir()
             settings, ids = ingest(tools, Path(tmp) / name, domain)
-            ranks[name] = (ours(settings, ids), ours(settings, ids, True))
+            ranks[name] = (ours(settings, ids, sites=args.sites), ours(settings, ids, True))
             ids_of[name] = ids
         fitted = {}
-        for stage in ("rerank", "first stage"):
+        for stage in ("rerank",) if args.sites else ("rerank", "first stage"):
             rows: Rows = []
             meaning.RERANK, meaning.FUSION = "learned", "learned"
             for name, queries in fit_sets.items():
@@ -167,12 +175,16 @@ def main() -> None:
                 if s == "first stage"
             ],
         ]
+        if args.sites:  # the site stage on: the shipped re-rank weights against the refits
+            shipped = ("learned re-rank, shipped RERANK_WEIGHTS", "rerank", learned.RERANK_WEIGHTS)
+            settings_rows = [shipped, *[s for s in settings_rows if s[1] == "rerank"]]
         means = scored("held-out training requests", settings_rows, check_sets, ranks)
         chosen = [
             max((s for s in settings_rows if s[1] == kind), key=lambda s: means[s[0]])
             for kind in ("rerank", "learned")
+            if any(s[1] == kind for s in settings_rows)
         ]
-        for (label, _, w), name in zip(chosen, ("RERANK_WEIGHTS", "WEIGHTS"), strict=True):
+        for (label, _, w), name in zip(chosen, ("RERANK_WEIGHTS", "WEIGHTS"), strict=False):
             print(f"chosen on held-out training requests: {label}")
             print(f"{name} = np.array([" + ", ".join(f"{v:.4f}" for v in w) + "])")
         if args.test:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import tempfile
@@ -141,34 +142,33 @@ def percentiles(times: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
+# GET /find's settings, each served in turn: the site stage by meaning off (main before it, the
+# baseline) and on (the default)
+SERVED = (
+    ("GET /find, site stage off (before)", {"ACTIONDEX_MEANING_SITES": "false"}),
+    ("GET /find, site stage on (default)", {}),
+)
+
+
 def print_set(
     title: str,
     queries: list[dict],
-    finder: Finder,
+    served: list[tuple[str, Scores, int]],
     baseline: Callable[[str], list[str]],
-    verbose: bool = False,
 ) -> None:
-    refused_before = finder.refused
-    misses: list[tuple[str, list[str]]] = []
-    ours = score(finder.sites, queries, misses)
-    refused = finder.refused - refused_before
     print(f"\n{title}: {len(queries)} requests")
     print(
         f"{'engine':<40}{'Success@5':>10}{'NDCG@10':>9}{'MRR@10':>9}{'p50 ms':>8}"
         f"{'p99 ms':>8}{'refused':>9}"
     )
-    for label, s, n in (
-        ("actiondex GET /find", ours, str(refused)),
-        ("rank-bm25 (manifest text, k1 .9 b .4)", score(baseline, queries), "-"),
-    ):
+    rows = [(label, s, str(n)) for label, s, n in served]
+    rows.append(("rank-bm25 (manifest text, k1 .9 b .4)", score(baseline, queries), "-"))
+    for label, s, n in rows:
         print(
             f"{label:<40}{s.success5:>10.3f}{s.ndcg10:>9.3f}{s.mrr10:>9.3f}"
             f"{s.p50_ms:>8.2f}{s.p99_ms:>8.2f}{n:>9}",
             flush=True,
         )
-    if verbose and len(queries) <= MISSES_LISTED_UP_TO:
-        for query, ranked in misses:
-            print(f"  /find missed: {query[:90]!r} -> {', '.join(ranked) or 'nothing'}")
 
 
 def run(
@@ -186,16 +186,29 @@ def run(
             f"{summary['actions']} actions, {with_actions} sites with actions, "
             f"{summary['wall']:.0f} s"
         )
+    print(f"load average {os.getloadavg()[0]:.1f}")
     baseline = bm25_sites(plugins)
-    with serving(data) as base:
-        finder = Finder(base)
-        print(f"/find: {finder.mode}")
-        for title, queries in sets:
-            if queries:
-                print_set(title, queries, finder, baseline, verbose)
-            else:
-                print(f"\n{title}: no requests (none has all its tools in the store)")
-        finder.close()
+    served: dict[str, list[tuple[str, Scores, int]]] = {title: [] for title, _ in sets}
+    for label, env in SERVED:
+        with serving(data, **env) as base:
+            finder = Finder(base)
+            print(f"{label}: {finder.mode}")
+            for title, queries in sets:
+                if not queries:
+                    continue
+                refused, misses = finder.refused, []
+                scores = score(finder.sites, queries, misses)
+                served[title].append((label, scores, finder.refused - refused))
+                if verbose and len(queries) <= MISSES_LISTED_UP_TO:
+                    for query, ranked in misses:
+                        print(f"  {label} missed: {query[:90]!r} -> {', '.join(ranked) or '-'}")
+            finder.close()
+    for title, queries in sets:
+        if queries:
+            print_set(title, queries, served[title], baseline)
+        else:
+            print(f"\n{title}: no requests (none has all its tools in the store)")
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:

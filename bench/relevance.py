@@ -33,6 +33,7 @@ import contextlib
 import json
 import logging
 import math
+import os
 import random
 import re
 import statistics
@@ -133,11 +134,15 @@ def ingest(tools: list[dict], tmp: Path, domain: str) -> tuple[Settings, dict]:
     return settings, ids
 
 
-def ours(settings: Settings, ids: dict, vectors: bool = False) -> Callable[[str], list[str]]:
+def ours(
+    settings: Settings, ids: dict, vectors: bool = False, sites: bool = False
+) -> Callable[[str], list[str]]:
     """find() in-process; ``vectors``: with the first stage by meaning (the vector index, as
-    `actiondex serve` keeps it), else BM25 candidates re-ranked by meaning only."""
-    index = ActionIndex.open(settings.index_path, vectors)
-    if vectors:
+    `actiondex serve` keeps it with ACTIONDEX_MEANING_FIRST_STAGE on), ``sites``: with the
+    site stage (the sites' vectors only, serve's default), else BM25 candidates re-ranked by
+    meaning only."""
+    index = ActionIndex.open(settings.index_path, vectors, sites)
+    if vectors or sites:
         engine = make_engine(settings)
         with transaction(engine) as session:
             index.follow_vectors(session)
@@ -165,16 +170,25 @@ def run(name: str, domain: str, tools: list[dict], sets: list[QuerySet], http: b
     ]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         settings, ids = ingest(tools, Path(tmp), domain)
+        engines.insert(0, ("find() + first stage by meaning", ours(settings, ids, True)))
         engines.insert(0, ("find() BM25 + re-rank (before)", ours(settings, ids)))
-        engines.insert(0, ("find() + meaning stage (after)", ours(settings, ids, True)))
+        engines.insert(0, ("find() + site stage (default)", ours(settings, ids, sites=True)))
         finder = None
         if http:
+            # Two servers over one store, one after the other's first sync: the site stage off
+            # (GET /find before it) and on (the default).
+            before = Finder(
+                stack.enter_context(serving(settings.data_dir, ACTIONDEX_MEANING_SITES="false"))
+            )
             finder = Finder(stack.enter_context(serving(settings.data_dir)))
+            stack.callback(before.close)
             stack.callback(finder.close)
-            engines.insert(0, ("actiondex GET /find (HTTP)", over_http(finder, ids)))
+            engines.insert(0, ("GET /find, site stage off (before)", over_http(before, ids)))
+            engines.insert(0, ("GET /find (HTTP), site stage on", over_http(finder, ids)))
         for query_set in sets:
             print(
-                f"\n{name} {query_set.title}: {len(tools)} tools, {len(query_set.queries)} queries",
+                f"\n{name} {query_set.title}: {len(tools)} tools, {len(query_set.queries)} queries"
+                f" (load average {os.getloadavg()[0]:.1f})",
                 flush=True,
             )
             print(

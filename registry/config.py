@@ -119,6 +119,12 @@ class Settings(BaseSettings):
     # and the re-rank of its first candidates. Off by default: +0.002..0.010 NDCG@10 for about
     # twice /find's time, and `find` reads every vector each call (README, "Meaning model").
     meaning_first_stage: bool = False
+    # The site stage by meaning (registry.index.vector_index, sites only): the processes that
+    # search keep every site's vector, and the sites nearest a sentence (or, for group=site, a
+    # short request whose words find less than a page of sites) add their action nearest it to
+    # the candidates, so a site whose words never meet the request's is found. On by default:
+    # one site vector per ~20 actions is scanned (README, "The site stage by meaning").
+    meaning_sites: bool = True
 
     @field_validator(
         "resolve",

@@ -8,7 +8,9 @@ when complete.
 With ``vectors=True`` the handle also keeps the vector index (registry.index.vector_index) in
 memory and each ``sync`` brings it up to date with the store too, whichever process wrote the
 text index: the processes that search (serve, mcp, find) ask for it when
-ACTIONDEX_MEANING_FIRST_STAGE is on (off by default), those that only write never.
+ACTIONDEX_MEANING_FIRST_STAGE is on (off by default), those that only write never. With
+``sites=True`` alone it keeps the same rows but searches only the sites' vectors (the site
+stage, ACTIONDEX_MEANING_SITES, on by default).
 Readers follow the symlink: every ``searcher()`` call compares it with the open generation
 (one readlink) and reopens after a swap. Commits made by this object are visible at once;
 commits made by another process are picked up by tantivy's meta.json watcher within ~1 s.
@@ -57,9 +59,11 @@ class SyncStats:
 class ActionIndex:
     """A handle on the index folder; thread-safe, cheap to query, follows ``current``."""
 
-    def __init__(self, root: Path, vectors: bool = False) -> None:
+    def __init__(self, root: Path, vectors: bool = False, sites: bool = False) -> None:
         self.root = root
-        self.vectors: VectorIndex | None = VectorIndex() if vectors else None
+        self.vectors: VectorIndex | None = (
+            VectorIndex(actions=vectors) if vectors or sites else None
+        )
         self._lock = threading.Lock()  # guards swapping the open generation
         self._write_lock = threading.Lock()  # one sync at a time per handle
         self._target: str | None = None
@@ -72,9 +76,10 @@ class ActionIndex:
             raise FileNotFoundError(f"no index generation at {root}; use ActionIndex.open")
 
     @classmethod
-    def open(cls, path: Path | str, vectors: bool = False) -> ActionIndex:
+    def open(cls, path: Path | str, vectors: bool = False, sites: bool = False) -> ActionIndex:
         """Open the index at ``path``, creating an empty generation if there is none usable;
-        ``vectors``: keep the vector index too (filled by the first ``sync``)."""
+        ``vectors``: keep the vector index too (filled by the first ``sync``); ``sites``: keep
+        it to search the sites' vectors only."""
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
         target = current_target(root)
@@ -83,7 +88,7 @@ class ActionIndex:
             tantivy.Index(SCHEMA, path=str(folder))
             write_state(folder, {"schema": INDEX_VERSION, "layout": LAYOUT})
             swap_current(root, folder)
-        return cls(root, vectors)
+        return cls(root, vectors, sites)
 
     @property
     def generation(self) -> int:

@@ -12,6 +12,11 @@ vector worked out as a build does (registry.index.vector_rows).
 A site's vector is the mean of its actions' (each already holds the site's name and opening
 words) plus the vector of its own name and description under WordLlama (cheap to embed; under
 e5 its actions' alone), so "which site can do this" is answered by what the whole site does.
+
+Two uses: the first stage by meaning (ACTIONDEX_MEANING_FIRST_STAGE) searches every action's
+vector and every site's; the site stage (ACTIONDEX_MEANING_SITES, on by default) only the
+sites' (about one for twenty actions), each then answering with its action nearest the request,
+so "which site can do this" is asked of every site at a twentieth of the scan.
 """
 
 from __future__ import annotations
@@ -40,8 +45,10 @@ class Found:
 class VectorIndex:
     """Thread-safe: a follow builds new arrays and swaps them in; searches read a snapshot."""
 
-    def __init__(self) -> None:
+    def __init__(self, actions: bool = True) -> None:
         self.model = vectors.active()
+        self.actions = actions  # the actions' rows are searched too, not only the sites'
+
         self._sites: dict[str, SiteRows] = {}
         self._lock = threading.Lock()
         self.watermark: int | None = None
@@ -75,15 +82,16 @@ class VectorIndex:
             return len(stale)
 
     def search(self, query: np.ndarray, actions: int, sites: int) -> Found:
-        """The ``actions`` actions nearest ``query`` (a unit vector) and the ``sites`` sites
-        nearest it, each with its nearest action."""
+        """The ``actions`` actions nearest ``query`` (a unit vector; none when this index
+        searches sites only) and the ``sites`` sites nearest it, each with its nearest action."""
         snap = self._snapshot
         found = Found()
         if not len(snap.ids) or not query.any():
             return found
-        rows, cosines = snap.actions.nearest(query, actions)
-        found.ids = [snap.ids[r] for r in rows]
-        found.cosines = dict(zip(found.ids, map(float, cosines), strict=True))
+        if self.actions:
+            rows, cosines = snap.actions.nearest(query, actions)
+            found.ids = [snap.ids[r] for r in rows]
+            found.cosines = dict(zip(found.ids, map(float, cosines), strict=True))
         site_rows, _ = snap.sites.nearest(query, sites)
         for r in site_rows:
             start, end = snap.spans[r]

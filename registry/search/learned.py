@@ -77,11 +77,15 @@ def features(
     cosines: np.ndarray,
     site: np.ndarray,
     facets: np.ndarray,
+    pool: int | None = None,
 ) -> np.ndarray:
     """One row of FEATURES per candidate of ``top`` (its first ``words`` BM25's, best first),
     given each one's cosine, its site's and its best with a part of the request;
-    ``request``: the request's analysed words."""
+    ``request``: the request's analysed words. ``pool``: the gaps to the best and the ranks by
+    cosine are taken over the first ``pool`` candidates only (default: all), so the ones past
+    them (the site stage's) are placed among them without moving their features."""
     n = len(top)
+    pool = pool or n
     out = np.zeros((n, len(FEATURES)), np.float64)
     scores = np.array([score for score, _ in top[:words]], np.float64)
     high = scores.max() if words else 0.0
@@ -91,18 +95,21 @@ def features(
         out[:words, 1] = 1.0 / (1.0 + np.arange(words))
         out[:words, 2] = 1.0
     out[:, 3] = cosines
-    out[:, 4] = cosines - (cosines.max() if n else 0.0)
+    out[:, 4] = cosines - (cosines[:pool].max() if pool else 0.0)
     order = np.empty(n, np.int64)
-    order[np.argsort(-cosines, kind="stable")] = np.arange(n)
+    order[np.argsort(-cosines[:pool], kind="stable")] = np.arange(pool)
+    if n > pool:  # each later one: how many of the pool's cosines are above its own
+        ascending = np.sort(cosines[:pool])
+        order[pool:] = pool - np.searchsorted(ascending, cosines[pool:], side="right")
     out[:, 5] = 1.0 / (1.0 + order)
     out[:, 6] = site
-    out[:, 7] = site - (site.max() if n else 0.0)
+    out[:, 7] = site - (site[:pool].max() if pool else 0.0)
     asked = set(request)
     for i, (_, address) in enumerate(top):
         named = _name_words(docs.doc(address).get_first("key") or "")
         out[i, 8] = len(named & asked) / len(named) if named else 0.0
     out[:, 9] = facets
-    out[:, 10] = facets - (facets.max() if n else 0.0)
+    out[:, 10] = facets - (facets[:pool].max() if pool else 0.0)
     out[:words, 11] = np.log1p(np.arange(words)) / np.log(51)
     out[words:, 11] = 1.0
     out[:, 12] = np.log1p(order) / np.log(51)

@@ -61,38 +61,65 @@ def _key(address: tantivy.DocAddress) -> tuple[int, int]:
     return address.segment_ord, address.doc
 
 
-def by_meaning(searcher: tantivy.Searcher | Docs, q: str, found: Found) -> tuple[Found, Bonus]:
+def by_meaning(
+    searcher: tantivy.Searcher | Docs,
+    q: str,
+    found: Found,
+    near: VectorIndex | None = None,
+    filters: Sequence[tuple[tantivy.Occur, tantivy.Query]] = (),
+) -> tuple[Found, Bonus]:
     """``found`` with its first CANDIDATES re-scored by meaning, and what each of them
-    gained (without the first stage by meaning, ACTIONDEX_MEANING_FIRST_STAGE off). The
-    re-scored ones stay above the rest (the fixed mix's gain is never negative, the learned
-    mix's scores start from the last candidate's), whose order and scores are untouched."""
-    top = found[:CANDIDATES]
-    if len(top) < 2:
-        return found, {}
-    stored = [searcher.doc(address).get_first("vec") for _, address in top]
+    gained (without the first stage by meaning, ACTIONDEX_MEANING_FIRST_STAGE off). ``near``
+    (the site stage, a vector index of sites only): the nearest action of each of the
+    VECTOR_SITES sites nearest ``q`` that meets ``filters`` is a candidate too, found by its
+    site's meaning alone. The re-scored ones stay above the rest (the fixed mix's gain is
+    never negative, the learned mix's scores start from the last candidate's), whose order
+    and scores are untouched."""
+    words = found[:CANDIDATES]
     model = vectors.active()
-    present = np.array([v is not None and len(v) == model.stored_bytes for v in stored])
-    if not present.any():
-        return found, {}  # none of this model's vectors: the request is not even embedded
-    cosines = vectors.similarities(model.query(q), stored)
+    stored = [searcher.doc(address).get_first("vec") for _, address in words]
+    present = [v is not None and len(v) == model.stored_bytes for v in stored]
+    searched = near is not None and len(near) > 0
+    if (len(words) < 2 or not any(present)) and not searched:
+        return found, {}  # nothing to reorder, or the request need not even be embedded
+    request = model.query(q)
+    top = words
+    if near is not None and searched:
+        more = _by_vectors(searcher, near, request, None, filters, words)
+        top = words + more
+        stored += [searcher.doc(address).get_first("vec") for _, address in more]
+    present = [v is not None and len(v) == model.stored_bytes for v in stored]
+    if len(top) < 2 or not any(present):
+        return found, {}
+    cosines = vectors.similarities(request, stored)
     if model.rescale:
-        cosines = _rescaled(cosines, present)
-    high, low = top[0][0], top[-1][0]
-    spread = (high - low) or high
+        cosines = _rescaled(cosines, np.array(present, bool))
+    high, low = (words[0][0], words[-1][0]) if words else (1.0, 0.0)
+    spread = (high - low) or high or 1.0
     if RERANK == "learned" and model.name in learned.FITTED_FOR:
         facets = learned.facet_cosines(q, stored, cosines)
-        rows = learned.features(searcher, analyze(q), top, len(top), cosines, 0 * cosines, facets)
+        # Gaps and ranks by cosine over BM25's candidates: the sites' are placed among them.
+        # No site cosines: weighed by a refit, they lost on training requests (README).
+        rows = learned.features(
+            searcher, analyze(q), top, len(words), cosines, 0 * cosines, facets, len(words)
+        )
         chances = learned.scores(rows, learned.RERANK_WEIGHTS)
-        return _rescored(found, top, low, spread, chances)
+        return _rescored(found, top, len(words), low, spread, chances)
     bonus = {
-        _key(address): WEIGHT * spread * max(float(cosine), 0.0)
-        for (_, address), cosine in zip(top, cosines, strict=True)
+        _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
+        for (score, address), cosine in zip(top, cosines, strict=True)
     }
+    return _merged(found, top, len(words), bonus), bonus
+
+
+def _merged(found: Found, top: Found, words: int, bonus: Bonus) -> Found:
+    """``top`` re-scored by ``bonus``, best first, then the rest of ``found`` past its first
+    ``words`` (BM25's candidates) without the ones ``top`` holds already."""
     rescored = sorted(
         ((score + bonus[_key(address)], address) for score, address in top),
         key=lambda pair: -pair[0],
     )
-    return rescored + found[len(top) :], bonus
+    return rescored + [pair for pair in found[words:] if _key(pair[1]) not in bonus]
 
 
 def with_vectors(
@@ -148,12 +175,7 @@ def with_vectors(
             _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
             for (score, address), cosine in zip(top, mixed, strict=True)
         }
-    rescored = sorted(
-        ((score + bonus[_key(address)], address) for score, address in top),
-        key=lambda pair: -pair[0],
-    )
-    taken = set(bonus)
-    return rescored + [pair for pair in found[len(words) :] if _key(pair[1]) not in taken], bonus
+    return _merged(found, top, len(words), bonus), bonus
 
 
 def _learned_bonus(top: Found, low: float, spread: float, chances: np.ndarray) -> Bonus:
@@ -166,14 +188,10 @@ def _learned_bonus(top: Found, low: float, spread: float, chances: np.ndarray) -
 
 
 def _rescored(
-    found: Found, top: Found, low: float, spread: float, chances: np.ndarray
+    found: Found, top: Found, words: int, low: float, spread: float, chances: np.ndarray
 ) -> tuple[Found, Bonus]:
     bonus = _learned_bonus(top, low, spread, chances)
-    rescored = sorted(
-        ((score + bonus[_key(address)], address) for score, address in top),
-        key=lambda pair: -pair[0],
-    )
-    return rescored + found[len(top) :], bonus
+    return _merged(found, top, words, bonus), bonus
 
 
 def after_words(

@@ -90,13 +90,19 @@ def _ranked(
         found = searcher.search(first, fetch, count=False).hits if first else []
         if len(found) < fetch:
             found = searcher.search(built, fetch, count=False).hits
-        if sentence and near is None:  # ACTIONDEX_MEANING_FIRST_STAGE off: words find
-            found, bonus = meaning.by_meaning(docs, query.q, found)
+        stage = near is not None and near.actions  # ACTIONDEX_MEANING_FIRST_STAGE
+        if sentence and not stage:  # words find, and the sites nearest by meaning (if kept)
+            filters = filter_clauses(query) if near is not None else []
+            found, bonus = meaning.by_meaning(docs, query.q, found, near, filters)
         elif sentence and near is not None:
             filters = filter_clauses(query)
             scored = built if query.explain else None
             found, bonus = meaning.with_vectors(docs, query.q, found, near, scored, filters)
-        elif near is not None and len(found) < want:
+        elif (
+            near is not None
+            and (stage or page.sites is not None)
+            and _short(docs, found, want, page.sites is not None)
+        ):
             # Words found less than a page: what is nearest by meaning fills it, below them.
             found, bonus = meaning.after_words(docs, query.q, found, near, filter_clauses(query))
         hits = sites.supported(docs, found)
@@ -107,6 +113,13 @@ def _ranked(
         if not short or len(found) < fetch or fetch >= MAX_CANDIDATES:
             return bonus
         fetch = min(4 * fetch, MAX_CANDIDATES)
+
+
+def _short(docs: Docs, found: meaning.Found, want: int, sites: bool) -> bool:
+    """Whether ``found`` holds fewer than ``want`` actions (``sites``: fewer sites)."""
+    if len(found) < want or not sites:
+        return len(found) < want
+    return len({docs.doc(address).get_first("site") for _, address in found}) < want
 
 
 def find(index: ActionIndex, query: FindQuery) -> FindResponse:

@@ -131,6 +131,23 @@ def test_the_features_are_per_request_and_read_the_names(index: ActionIndex) -> 
     assert [col["name_words"][i] > 0 for i in range(3)] == [k == "buy_tent" for k in keys]
 
 
+def test_the_site_stages_candidates_leave_the_words_candidates_features_alone(
+    index: ActionIndex,
+) -> None:
+    # The third candidate came from the site stage, with the best cosine of all: BM25's two
+    # keep the gaps and ranks they have without it, and it is ranked among them.
+    docs = index.searcher()
+    top = [(s, a) for s, a in docs.search(tantivy.Query.all_query(), 10).hits]
+    top = [(30.0 - 10 * i, address) for i, (_, address) in enumerate(top)]
+    cosines, site = np.array([0.1, 0.5, 0.9]), np.array([0.2, 0.4, 0.8])
+    alone = learned.features(docs, ["tent"], top[:2], 2, cosines[:2], site[:2], cosines[:2])
+    rows = learned.features(docs, ["tent"], top, 2, cosines, site, cosines, 2)
+    assert rows[:2] == pytest.approx(alone)
+    col = {name: rows[:, i] for i, name in enumerate(learned.FEATURES)}
+    assert col["cosine_gap"][2] == pytest.approx(0.4) and col["cosine_rr"][2] == 1.0
+    assert col["site_gap"][2] == pytest.approx(0.4)
+
+
 def test_the_fit_ranks_the_wanted_first() -> None:
     rng = np.random.default_rng(3)
     truth = rng.standard_normal(len(learned.FEATURES))

@@ -89,11 +89,12 @@ def test_the_setting_decides_whether_a_vector_index_is_kept(
     monkeypatch.delenv("ACTIONDEX_MEANING_FIRST_STAGE", raising=False)
     assert Settings(_env_file=None).meaning_first_stage is False  # type: ignore[call-arg]
     off = open_index(Settings(data_dir=tmp_path / "off"), engine, searching=True)
-    assert off.vectors is None  # nothing built, loaded or kept
+    # No action's vector searched (the site stage, on by default, keeps the sites' only)
+    assert off.vectors is not None and not off.vectors.actions
     assert off.count() == 2 and search(off, FindQuery(q=UMBRELLA)).hits == []  # words alone
     monkeypatch.setenv("ACTIONDEX_MEANING_FIRST_STAGE", "true")
     on = open_index(Settings(data_dir=tmp_path / "on"), engine, searching=True)
-    assert on.vectors is not None and len(on.vectors) == 2
+    assert on.vectors is not None and on.vectors.actions and len(on.vectors) == 2
     assert [h.key for h in search(on, FindQuery(q=UMBRELLA)).hits][:1] == ["forecast"]
     # A command that only writes (ingest, crawl) never keeps one, whatever the setting.
     assert open_index(Settings(data_dir=tmp_path / "w"), engine).vectors is None
