@@ -10,6 +10,7 @@ environment string may be (128 KiB on Linux).
 from __future__ import annotations
 
 import resource
+import shutil
 import signal
 import subprocess
 import threading
@@ -131,9 +132,12 @@ class Memory:
         self.samples.append(sum(trees))
 
 
-def cluster(f: Fleet, workers: int, args: list[str], deadline: float = 7200) -> dict[str, Any]:
+def cluster(
+    f: Fleet, workers: int, args: list[str], deadline: float = 7200, keep: Path | None = None
+) -> dict[str, Any]:
     """The scheduler and ``workers`` workers (started and warm first), every site made due,
-    timed until every site is recrawled; then SIGTERM, as an operator stops them."""
+    timed until every site is recrawled; then SIGTERM, as an operator stops them. Their logs
+    are copied into ``keep`` (a directory), if given."""
     logs = [f.data / f"w{n}.log" for n in range(workers)]
     cpu = children_cpu()
     procs = [_start(f, ["schedule"], f.data / "scheduler.log")]
@@ -157,6 +161,10 @@ def cluster(f: Fleet, workers: int, args: list[str], deadline: float = 7200) -> 
             proc.wait(timeout=120)
     cpu = children_cpu() - cpu  # their whole lives: start-up and the wait for SIGTERM too
     said = "".join(log.read_text(errors="replace") for log in logs)
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for log in [f.data / "scheduler.log", *logs]:
+            shutil.copy(log, keep / f"{workers}w-{int(started)}-{log.name}")
     return {
         "seconds": seconds,
         "requests": len(f.web.log) - since,

@@ -34,6 +34,7 @@ import math
 import os
 import shlex
 import time
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -99,6 +100,7 @@ def main() -> None:
     parser.add_argument("--sites", type=int, default=1000)
     parser.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
     parser.add_argument("--worker-args", default="", help="extra `actiondex worker` arguments")
+    parser.add_argument("--logs", type=Path, help="keep the workers' and scheduler's logs here")
     args = parser.parse_args()
     extra = shlex.split(args.worker_args)
     rows: list[tuple[str, dict[str, Any]]] = []
@@ -111,7 +113,7 @@ def main() -> None:
         rows.append((base, measured(f, lambda: one_process(f))))
         for k in (int(w) for w in args.workers.split(",")):
             name = f"{k} worker{'s' if k > 1 else ''} {' '.join(extra) or '(defaults)'}"
-            rows.append((name, measured(f, lambda k=k: cluster(f, k, extra))))
+            rows.append((name, measured(f, lambda k=k: cluster(f, k, extra, keep=args.logs))))
         rows.append((base, measured(f, lambda: one_process(f))))
     _print(rows, args.sites, time.monotonic() - started)
 

@@ -35,6 +35,13 @@ def is_due(session: Session, host: str, now: datetime) -> bool:
     return schedule.should_crawl(session, host, now)
 
 
+def checks(session: Session, hosts: list[str], now: datetime) -> tuple[set[str], set[str]]:
+    """(those of ``hosts`` a job should still crawl, as is_due says; those with a submission
+    waiting for their crawl), for many jobs at once."""
+    submitted = submissions.queued_among(session, hosts)
+    return submitted | schedule.due_among(session, hosts, now), submitted
+
+
 def sweep_abandoned_runs(session: Session, now: datetime, stale_after: float) -> int:
     """Mark crawl runs whose process died as aborted (their submissions go back to the
     queue); how many."""

@@ -27,16 +27,16 @@ from actiondex.jobs.app import SCHEDULE_QUEUE
 from actiondex.jobs.outage import BACKOFF_CAP, OUTAGE, wait_out_sync
 from actiondex.jobs.probing import probe_due_endpoints
 from actiondex.jobs.resilient import ReregisteringJobManager
-from actiondex.jobs.tasks import CRAWL_TASK, enqueue
+from actiondex.jobs.tasks import CRAWL_TASK, enqueue_many
 from actiondex.output import plural
 from registry.config import Settings
 from registry.db.engine import make_engine, transaction
 from registry.store.rows import utcnow
 
 log = logging.getLogger("actiondex.jobs")
-CRAWLING = (
-    "SELECT args->>'host' AS host FROM procrastinate_jobs "
-    "WHERE task_name = %(task)s AND status = 'doing'"
+QUEUED = (
+    "SELECT args->>'host' AS host, status FROM procrastinate_jobs "
+    "WHERE task_name = %(task)s AND status IN ('todo', 'doing')"
 )
 
 
@@ -73,23 +73,26 @@ async def enqueue_due_sites(app: App, engine: Engine, settings: Settings) -> dic
     work = await wait_out_sync(lambda: _due_work(engine, settings.schedule_batch))
     # A site stays due until its crawl is stored: one being crawled now is not queued again
     # (the queueing lock covers waiting jobs only), else every tick of a long crawl would add
-    # a job that waits for the host's lock only to find the site crawled.
-    crawling = await crawling_hosts(app) if work else set()
-    queued = skipped = 0
-    for host, target, priority in work:
-        if host in crawling:
-            skipped += 1
-            continue
-        queued += await enqueue(app, host, priority, target)
+    # a job that waits for the host's lock only to find the site crawled. One waiting already
+    # is not offered again either: its queueing lock would refuse it, a failed insert each
+    # tick for every due site until its crawl ends.
+    queued = await queued_hosts(app) if work else {}
+    crawling = sum(queued.get(host) == "doing" for host, _, _ in work)
+    enqueued = await enqueue_many(app, [item for item in work if item[0] not in queued])
     if work:
-        log.info("%s", due_line(len(work), queued, skipped))
-    return {"due": len(work), "enqueued": queued, "crawling": skipped}
+        log.info("%s", due_line(len(work), enqueued, crawling))
+    return {"due": len(work), "enqueued": enqueued, "crawling": crawling}
 
 
-async def crawling_hosts(app: App) -> set[str]:
-    """Hosts whose crawl job is running (or stalled: retry_stalled puts it back)."""
-    rows = await app.connector.execute_query_all_async(query=CRAWLING, task=CRAWL_TASK)
-    return {row["host"] for row in rows}
+async def queued_hosts(app: App) -> dict[str, str]:
+    """Hosts with a crawl job waiting (``todo``) or running (``doing``; or stalled:
+    retry_stalled puts it back), with that status."""
+    rows = await app.connector.execute_query_all_async(query=QUEUED, task=CRAWL_TASK)
+    hosts: dict[str, str] = {}
+    for row in rows:  # a host may have both: running, and queued again since
+        if hosts.get(row["host"]) != "doing":
+            hosts[row["host"]] = row["status"]
+    return hosts
 
 
 def due_line(due: int, enqueued: int, crawling: int = 0) -> str:

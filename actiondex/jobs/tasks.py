@@ -12,25 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from procrastinate import App, JobContext, RetryStrategy
 from procrastinate.exceptions import AlreadyEnqueued
-from protego import Protego
-from sqlalchemy import Engine, select
+from procrastinate.jobs import Job
 
-from actiondex.jobs import hooks
 from actiondex.jobs.batch import Batcher, site_row
+from actiondex.jobs.checks import Checker
 from actiondex.jobs.child import ChildFailed, ChildResult, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
-from actiondex.jobs.outage import wait_out_sync
-from crawler.robots import MAX_CRAWL_DELAY
 from registry.config import Settings
-from registry.db.engine import make_engine, transaction
-from registry.db.tables import Site
-from registry.store.rows import utcnow
+from registry.db.engine import make_engine
 
 log = logging.getLogger("actiondex.jobs")
 CRAWL_TASK = "actiondex.crawl_site"
@@ -58,7 +53,7 @@ class CrawlKnobs:
 
 
 def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> None:
-    engine = make_engine(settings)
+    checker = Checker(make_engine(settings), settings)
     knobs = knobs or CrawlKnobs()
     batcher = Batcher(
         lambda targets, due: crawl_child(settings, knobs, targets, due),
@@ -78,9 +73,7 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
     async def crawl_site(
         context: JobContext, host: str, target: str | None = None
     ) -> dict[str, Any]:
-        return await crawl_one(
-            engine, settings, batcher, host, target, context.worker_name or "worker"
-        )
+        return await crawl_one(checker, batcher, host, target, context.worker_name or "worker")
 
 
 async def crawl_child(
@@ -96,25 +89,45 @@ async def crawl_child(
 async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
     """Defer a crawl of ``host`` (at ``target``, a submitted URL, while the site is not stored);
     False when one is queued for it already."""
-    task = app.tasks[CRAWL_TASK]
     try:
-        await task.configure(
-            lock=host_lock(host), queueing_lock=host_lock(host), priority=priority
-        ).defer_async(host=host, target=target)
+        await app.job_manager.defer_job_async(_job(app, host, priority, target))
     except AlreadyEnqueued:
         return False
     return True
 
 
+async def enqueue_many(app: App, work: list[tuple[str, str | None, int]]) -> int:
+    """Defer a crawl of each (host, target, priority) in one statement: a tick of the scheduler
+    may queue thousands, and one round trip each held the first crawls back by seconds. When
+    one is queued already (another scheduler was quicker), each is deferred on its own.
+    How many were deferred."""
+    if not work:
+        return 0
+    try:
+        await app.job_manager.batch_defer_jobs_async(
+            [_job(app, host, priority, target) for host, target, priority in work]
+        )
+    except AlreadyEnqueued:
+        return sum([await enqueue(app, host, priority, target) for host, target, priority in work])
+    return len(work)
+
+
+def _job(app: App, host: str, priority: int, target: str | None) -> Job:
+    return (
+        app.tasks[CRAWL_TASK]
+        .configure(lock=host_lock(host), queueing_lock=host_lock(host), priority=priority)
+        .make_new_job(host=host, target=target)
+    )
+
+
 async def crawl_one(
-    engine: Engine,
-    settings: Settings,
+    checker: Checker,
     batcher: Batcher,
     host: str,
     submitted_at: str | None,
     worker: str,
 ) -> dict[str, Any]:
-    due, wait, stored_at, submitted = await wait_out_sync(lambda: _check(engine, settings, host))
+    due, wait, stored_at, submitted = astuple(await checker.check(host))
     if not due:
         log.info("%s: %s is not due any more, skipped", worker, host)
         return {"host": host, "skipped": "not-due"}
@@ -150,30 +163,3 @@ async def crawl_one(
         **{k: summary.get(k) for k in ("requests", "seconds")},
         **({"error": error} if error is not None else {}),
     }
-
-
-def _check(engine: Engine, settings: Settings, host: str) -> tuple[bool, float, str | None, bool]:
-    """(still due?, seconds to wait for the Crawl-delay since the previous crawl ended, the
-    stored origin (it keeps the scheme and port), whether a submission waits for it)."""
-    now = utcnow()
-    with transaction(engine) as session:
-        submitted = hooks.submitted(session, host)
-        if not hooks.is_due(session, host, now):
-            return False, 0.0, None, submitted
-        site = session.scalar(select(Site).where(Site.host == host))
-        if site is None:
-            return True, 0.0, None, submitted
-        delay = crawl_delay(site.crawl_state, settings.user_agent)
-        ended = site.last_crawled_at
-    wait = max(0.0, delay - (now - ended).total_seconds()) if delay and ended else 0.0
-    return True, wait, site.origin, submitted
-
-
-def crawl_delay(state: dict[str, Any] | None, user_agent: str) -> float | None:
-    """The Crawl-delay of the robots.txt the crawler remembers for the site (crawler/memory.py),
-    capped as the crawler caps it."""
-    robots = (state or {}).get("robots")
-    if not isinstance(robots, dict) or not isinstance(robots.get("body"), str):
-        return None
-    delay = Protego.parse(robots["body"]).crawl_delay(user_agent)
-    return min(float(delay), MAX_CRAWL_DELAY) if delay else None

@@ -88,6 +88,12 @@ def is_queued(session: Session, host: str) -> bool:
     return found is not None and found.status == "queued"
 
 
+def queued_among(session: Session, hosts: list[str]) -> set[str]:
+    """Those of ``hosts`` that is_queued says have a submission waiting, in one query."""
+    query = select(Submission.host).where(Submission.host.in_(hosts), Submission.status == "queued")
+    return set(session.scalars(query))
+
+
 def get_submission(session: Session, ident: str) -> Submission | None:
     return session.get(Submission, ident)
 

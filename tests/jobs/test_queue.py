@@ -11,8 +11,9 @@ import pytest
 from sqlalchemy import Engine, text
 
 from actiondex.jobs.app import make_app
+from actiondex.jobs.checks import crawl_delay
 from actiondex.jobs.periodic import cron_every, enqueue_due_sites, retry_stalled_jobs
-from actiondex.jobs.tasks import crawl_delay, enqueue, host_lock
+from actiondex.jobs.tasks import enqueue, host_lock
 from harness.db import engine_for, make_known
 from registry.config import Settings
 from registry.db.engine import migrate, transaction
@@ -151,3 +152,40 @@ def test_a_database_without_the_queue_is_refused(empty_pg_url: str, tmp_path: Pa
     proc = run(tmp_path, "worker", db_url=empty_pg_url)
     assert proc.returncode == 2
     assert "run `actiondex migrate` first" in one_line_error(proc)
+
+
+def test_a_tick_defers_only_the_sites_not_queued_in_one_statement(
+    queue: tuple[Settings, Engine],
+) -> None:
+    """Before: each tick deferred every due site one statement each, and each site queued
+    already (all of them, between a tick and the crawl) failed on its queueing lock: 300
+    due sites over a 20-second recrawl cost thousands of refused inserts."""
+    settings, engine = queue
+    hosts = {f"{n}.test": f"http://{n}.test" for n in "abcd"}
+    with transaction(engine) as session:
+        make_known(session, hosts)
+    offered: list[list[str]] = []
+
+    async def go() -> dict[str, int]:
+        app = make_app(settings)
+        defer = app.job_manager.batch_defer_jobs_async
+
+        async def counting(jobs: list[Any], connection: Any = None) -> Any:
+            offered.append([str(job.task_kwargs["host"]) for job in jobs])
+            return await defer(jobs, connection)
+
+        async with app.open_async():
+            await enqueue(app, "a.test", 0)
+            _stall(engine, "a.test")  # taken by a worker: "doing"
+            await enqueue(app, "b.test", 0)  # waiting
+            app.job_manager.batch_defer_jobs_async = counting  # type: ignore[method-assign]
+            return await enqueue_due_sites(app, engine, settings)
+
+    assert asyncio.run(go()) == {"due": 4, "enqueued": 2, "crawling": 1}
+    assert offered == [["c.test", "d.test"]]
+    assert sorted((host, status) for host, status, *_ in jobs(engine)) == [
+        ("a.test", "doing"),
+        ("b.test", "todo"),
+        ("c.test", "todo"),
+        ("d.test", "todo"),
+    ]

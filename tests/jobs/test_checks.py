@@ -1,0 +1,54 @@
+"""A job asks the store whether its site is still due (and how long its Crawl-delay holds it)
+before it joins a crawl child; the jobs a worker takes together ask in one transaction."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Engine, event, update
+
+from actiondex.jobs.batch import Batcher
+from actiondex.jobs.checks import Checker
+from actiondex.jobs.child import ChildResult
+from actiondex.jobs.tasks import crawl_one
+from harness.db import make_known
+from registry.config import Settings
+from registry.db.engine import transaction
+from registry.db.tables import Site
+from registry.store.rows import utcnow
+
+
+def test_jobs_taken_together_check_their_sites_in_one_transaction(
+    queue: tuple[Settings, Engine],
+) -> None:
+    """Before: a transaction of four queries a job, each in a thread of its own; a worker
+    taking 128 jobs queued their checks behind a handful of threads, holding the crawl back."""
+    settings, engine = queue
+    hosts = [f"s{n}.test" for n in range(5)]
+    with transaction(engine) as session:
+        make_known(session, {host: f"http://{host}" for host in hosts})
+        later = utcnow() + timedelta(hours=1)
+        session.execute(update(Site).where(Site.host == "s4.test").values(next_crawl_at=later))
+    begun: list[Any] = []
+    event.listen(engine, "begin", begun.append)
+
+    batches: list[tuple[list[str], bool]] = []
+
+    async def child(targets: list[str], due: bool) -> ChildResult:
+        batches.append((targets, due))
+        return ChildResult(0, {"per_site": []}, "")
+
+    async def go() -> list[dict[str, Any]]:
+        batcher = Batcher(child, size=64, linger=0.1, children=1)
+        checker = Checker(engine, settings)
+        results = await asyncio.gather(
+            *(crawl_one(checker, batcher, host, None, "w") for host in hosts)
+        )
+        return results
+
+    results = asyncio.run(go())
+    assert len(begun) == 1
+    assert ["exit" in r for r in results] == [True] * 4 + [False]  # crawled; not due: skipped
+    assert batches == [([f"http://s{n}.test" for n in range(4)], True)]
