@@ -2,7 +2,7 @@
 1, 2 and 4 `actiondex worker`s on PostgreSQL, recrawling the same due sites, in one run.
 
     .venv/bin/python -m bench.worker_scale [--sites 1000] [--workers 1,2,4]
-        [--worker-args "--concurrency 128 --batch 64"]
+        [--worker-args "--concurrency 128 --batch 64" [--worker-args ...]]
 
 N loopback sites from one threaded server: each answers after 20-100 ms (fixed per site), one in
 fifty answers its home page after 3 s (slow), one in thirty answers 500 to everything (failing);
@@ -99,10 +99,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sites", type=int, default=1000)
     parser.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
-    parser.add_argument("--worker-args", default="", help="extra `actiondex worker` arguments")
+    parser.add_argument(
+        "--worker-args",
+        action="append",
+        help="extra `actiondex worker` arguments; given again, each is a row of its own",
+    )
     parser.add_argument("--logs", type=Path, help="keep the workers' and scheduler's logs here")
     args = parser.parse_args()
-    extra = shlex.split(args.worker_args)
+    variants = [shlex.split(each) for each in args.worker_args or [""]]
     rows: list[tuple[str, dict[str, Any]]] = []
     started = time.monotonic()
     with build_web(args.sites) as web, fleet(web, f"bench_scale{os.getpid()}") as f:
@@ -112,8 +116,10 @@ def main() -> None:
         base = "one `actiondex crawl --due` process (baseline)"
         rows.append((base, measured(f, lambda: one_process(f))))
         for k in (int(w) for w in args.workers.split(",")):
-            name = f"{k} worker{'s' if k > 1 else ''} {' '.join(extra) or '(defaults)'}"
-            rows.append((name, measured(f, lambda k=k: cluster(f, k, extra, keep=args.logs))))
+            for extra in variants:
+                name = f"{k} worker{'s' if k > 1 else ''} {' '.join(extra) or '(defaults)'}"
+                run = lambda k=k, extra=extra: cluster(f, k, extra, keep=args.logs)  # noqa: E731
+                rows.append((name, measured(f, run)))
         rows.append((base, measured(f, lambda: one_process(f))))
     _print(rows, args.sites, time.monotonic() - started)
 

@@ -48,6 +48,7 @@ PRELOAD = [
     "crawler.probes.ask",
     "crawler.probes.polite",
     "crawler.probes.transport",
+    "crawler.preload",  # what a crawl imports only once it starts (Scrapy's components)
 ]
 _context: Any = None
 
