@@ -6,7 +6,10 @@ with the action it needs. Its candidates are its first CANDIDATES by BM25 (``by_
 and, when the index keeps vectors (ACTIONDEX_MEANING_FIRST_STAGE on, off by default:
 ``with_vectors``), the VECTOR_ACTIONS actions nearest it by meaning and the nearest action of each
 of the VECTOR_SITES sites nearest it (a site's vector: its description and its actions'), so an
-action whose words never meet the request's is a candidate too. Each candidate is then scored
+action whose words never meet the request's is a candidate too. With the site stage alone
+(ACTIONDEX_MEANING_SITES, on by default: a vector index that scans the sites' vectors only),
+``by_meaning`` adds the nearest action of each of the VECTOR_SITES sites nearest the request to
+BM25's, placed among them by the re-rank's model. Each candidate is then scored
 by the learned mix (registry.search.learned, RERANK and FUSION "learned", the defaults): a
 logistic model over its BM25 score and rank, its cosine with the request (the request's parts'
 too), its site's and its name's words, fitted on training requests (bench.learned_mix), which
