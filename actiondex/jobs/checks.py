@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -67,7 +68,11 @@ class Checker:
                         answer.set_exception(exc)
                     continue
                 for host, answer in _waiting(asked):
-                    answer.set_result(found[host])
+                    result = found[host]
+                    if isinstance(result, Exception):
+                        answer.set_exception(result)  # this host's job fails, not the group
+                    else:
+                        answer.set_result(result)
         finally:
             self.running = None
 
@@ -80,8 +85,11 @@ def _waiting(
         yield from ((host, answer) for answer in answers if not answer.done())
 
 
-def check_hosts(engine: Engine, settings: Settings, hosts: list[str]) -> dict[str, Check]:
-    """Each of ``hosts``' Check, at one moment, in one transaction."""
+def check_hosts(
+    engine: Engine, settings: Settings, hosts: list[str]
+) -> dict[str, Check | Exception]:
+    """Each of ``hosts``' Check, at one moment, in one transaction; what one host's own
+    stored state raised (its remembered robots.txt, say) in place of its Check."""
     now = utcnow()
     with transaction(engine) as session:
         due, submitted = hooks.checks(session, hosts, now)
@@ -89,19 +97,25 @@ def check_hosts(engine: Engine, settings: Settings, hosts: list[str]) -> dict[st
             site.host: site
             for site in session.scalars(select(Site).where(Site.host.in_(sorted(due))))
         }
-        found = {}
+        found: dict[str, Check | Exception] = {}
         for host in hosts:
             site = sites.get(host)
-            wait = 0.0
-            if site is not None:
-                delay = crawl_delay(site.crawl_state, settings.user_agent)
-                ended = site.last_crawled_at
-                if delay and ended:
-                    wait = max(0.0, delay - (now - ended).total_seconds())
+            try:
+                wait = _wait(site, settings, now) if site is not None else 0.0
+            except Exception as exc:
+                found[host] = exc
+                continue
             found[host] = Check(
                 host in due, wait, site.origin if site is not None else None, host in submitted
             )
     return found
+
+
+def _wait(site: Site, settings: Settings, now: datetime) -> float:
+    """Seconds the site's Crawl-delay still holds it since its last crawl ended."""
+    delay = crawl_delay(site.crawl_state, settings.user_agent)
+    ended = site.last_crawled_at
+    return max(0.0, delay - (now - ended).total_seconds()) if delay and ended else 0.0
 
 
 def crawl_delay(state: dict[str, Any] | None, user_agent: str) -> float | None:

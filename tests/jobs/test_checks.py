@@ -7,8 +7,10 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine, event, update
 
+from actiondex.jobs import checks
 from actiondex.jobs.batch import Batcher
 from actiondex.jobs.checks import Checker
 from actiondex.jobs.child import ChildResult
@@ -52,3 +54,42 @@ def test_jobs_taken_together_check_their_sites_in_one_transaction(
     assert len(begun) == 1
     assert ["exit" in r for r in results] == [True] * 4 + [False]  # crawled; not due: skipped
     assert batches == [([f"http://s{n}.test" for n in range(4)], True)]
+
+
+def test_a_check_that_raises_fails_its_own_job_only(
+    queue: tuple[Settings, Engine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One site's stored state that the check cannot read fails that site's job (retried as
+    any failed job), not every job asked in the same transaction."""
+    settings, engine = queue
+    hosts = ["good1.test", "bad.test", "good2.test"]
+    with transaction(engine) as session:
+        make_known(session, {host: f"http://{host}" for host in hosts})
+        session.execute(
+            update(Site)
+            .where(Site.host.in_(hosts))
+            .values(crawl_state={"robots": {"body": "User-agent: *\nCrawl-delay: 1\n"}})
+        )
+        session.execute(update(Site).values(last_crawled_at=utcnow() - timedelta(hours=1)))
+    real = checks.crawl_delay
+
+    def crawl_delay(state: Any, user_agent: str) -> float | None:
+        if "bad" in state.get("marker", ""):
+            raise ValueError("unreadable robots.txt")
+        return real(state, user_agent)
+
+    with transaction(engine) as session:
+        session.execute(
+            update(Site)
+            .where(Site.host == "bad.test")
+            .values(crawl_state={"marker": "bad", "robots": {"body": "Crawl-delay: 1\n"}})
+        )
+    monkeypatch.setattr(checks, "crawl_delay", crawl_delay)
+
+    async def go() -> list[Any]:
+        checker = Checker(engine, settings)
+        return await asyncio.gather(*(checker.check(h) for h in hosts), return_exceptions=True)
+
+    good1, bad, good2 = asyncio.run(go())
+    assert isinstance(bad, ValueError)
+    assert good1.due and good2.due and good1.origin == "http://good1.test"
