@@ -4,7 +4,8 @@ Scrapy settings name, and the store's PostgreSQL driver, so no crawl child impor
 Why: Scrapy imports its components by name when a crawler starts (load_object), not when it is
 imported, and SQLAlchemy its driver at the first connection; each child forked from the
 forkserver did it again: ~40% of the children's CPU in a py-spy profile of a 2-worker recrawl
-(the remote-control extension alone imports aiohttp's web server, to find it not enabled).
+(Scrapy's remote-control extension alone imported aiohttp's web server; it is out of the
+crawl's extensions now, crawler/settings.py).
 """
 
 from __future__ import annotations

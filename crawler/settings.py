@@ -96,8 +96,14 @@ def scrapy_settings(
         "TELNETCONSOLE_ENABLED": False,
         # Scrapy 2.19's RemoteControl (on by default) serves an HTTP endpoint on localhost that
         # runs the Python a request carries, its token in a file under ~/.local/state: no
-        # process that reads hostile pages carries one (docs/RELIABILITY.md 61).
+        # process that reads hostile pages carries one (docs/RELIABILITY.md 61). Off, and out
+        # of the extensions with the telnet console, so neither module (nor aiohttp's web
+        # server) is even imported.
         "REMOTE_CONTROL_ENABLED": False,
+        "EXTENSIONS": {
+            "scrapy.extensions.remote_control.RemoteControl": None,
+            "scrapy.extensions.telnet.TelnetConsole": None,
+        },
         # An http_proxy from the environment would connect somewhere the resolver never vets.
         "HTTPPROXY_ENABLED": False,
         "LOG_LEVEL": log_level,
