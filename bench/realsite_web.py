@@ -20,12 +20,13 @@ import json
 import random
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from harness.certs import issue, make_ca, server_context
+from harness.web import LoopbackServer
 
 STORE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "openai-plugin-store"
 ROBOTS = b"User-agent: *\nAllow: /\n"
@@ -125,8 +126,7 @@ class RealWeb:
         self.folder.mkdir(parents=True, exist_ok=True)
         _, ca_cert, ca_key = make_ca(self.folder)
         tls = server_context({h: issue(self.folder, h, ca_cert, ca_key) for h in self.hosts})
-        self._server = ThreadingHTTPServer((self.address, 443), _handler(self))
-        self._server.daemon_threads = True
+        self._server = LoopbackServer((self.address, 443), _handler(self))
         self._server.socket = tls.wrap_socket(
             self._server.socket, server_side=True, do_handshake_on_connect=False
         )

@@ -111,6 +111,9 @@ class DemoWeb:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # stop() must not wait for a deliberately slow reply
+    # A crawl opens many connections at once: past socketserver's backlog of 5 the kernel drops
+    # their SYNs and each client waits out a 1 s retransmission.
+    request_queue_size = 1024
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client hanging up mid-reply (a killed crawl) is not an error of the demo web.
