@@ -62,7 +62,7 @@ class ActionIndex:
     def __init__(self, root: Path, vectors: bool = False, sites: bool = False) -> None:
         self.root = root
         self.vectors: VectorIndex | None = (
-            VectorIndex(actions=vectors) if vectors or sites else None
+            VectorIndex(actions=vectors, cache=root) if vectors or sites else None
         )
         self._lock = threading.Lock()  # guards swapping the open generation
         self._write_lock = threading.Lock()  # one sync at a time per handle

@@ -2,9 +2,10 @@
 (registry.index.nearest) so a request that shares no word with an action can still find it.
 
 Derived from the store and disposable, like the text index: each process that searches keeps
-it in memory, filled from the store on its first sync and following the store's clock with a
-watermark of its own (registry.index.changes), so it follows every store change whichever
-process indexed it. A changed site's rows are read again (each action's stored vector, the
+it in memory, filled on its first sync from its file beside the text index (registry.index.
+vector_cache) plus the sites changed since, or else from the store, and following the store's
+clock with a watermark of its own (registry.index.changes), so it follows every store change
+whichever process indexed it. A changed site's rows are read again (each action's stored vector, the
 last field of its stored ``index_fields``: a few hundred characters a row are read); a full
 read drops the sites gone from the store. Rows stored under another INDEX_VERSION have their
 vector worked out as a build does (registry.index.vector_rows).
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from sqlalchemy.orm import Session
 
-from registry.index import vectors
+from registry.index import vector_cache, vectors
 from registry.index.changes import read_changes, since
 from registry.index.nearest import Matrix
 from registry.index.vector_rows import SiteRows, read_sites
@@ -45,9 +47,11 @@ class Found:
 class VectorIndex:
     """Thread-safe: a follow builds new arrays and swaps them in; searches read a snapshot."""
 
-    def __init__(self, actions: bool = True) -> None:
+    def __init__(self, actions: bool = True, cache: Path | None = None) -> None:
         self.model = vectors.active()
         self.actions = actions  # the actions' rows are searched too, not only the sites'
+        self.cache = cache  # the folder of the rows' file on disk (registry.index.vector_cache)
+        self._unsaved = 0  # sites read from the store since the rows were last saved
 
         self._sites: dict[str, SiteRows] = {}
         self._lock = threading.Lock()
@@ -61,6 +65,11 @@ class VectorIndex:
         """Read the sites changed since the watermark (all of them when ``full`` or on the
         first call); answers how many sites were read again."""
         with self._lock:
+            if self.watermark is None and not full and self.cache is not None:
+                loaded = vector_cache.load(self.cache, self.model)
+                if loaded is not None:
+                    self._sites, self.watermark = loaded
+                    self._snapshot = _Snapshot.of(self._sites, self.model.dims)
             mark = (
                 None
                 if full or self.watermark is None
@@ -79,7 +88,18 @@ class VectorIndex:
                 self._sites.update(read_sites(session, stale, self.model))
                 self._snapshot = _Snapshot.of(self._sites, self.model.dims)
             self.watermark = max(changes.watermark, mark or 0)
+            self._save_if_due(changes.full, len(stale))
             return len(stale)
+
+    def _save_if_due(self, full: bool, read: int) -> None:
+        """Keep the rows on disk for the next process after a full read, or once the sites
+        read again since the last save reach a tenth of all (registry.index.vector_cache)."""
+        self._unsaved = len(self._sites) if full else self._unsaved + read
+        due = max(vector_cache.SAVE_MIN, len(self._sites) // vector_cache.SAVE_SHARE)
+        if self.cache is None or not (full or self._unsaved >= due):
+            return
+        if vector_cache.save(self.cache, self.model, self._sites, self.watermark or 0):
+            self._unsaved = 0
 
     def search(self, query: np.ndarray, actions: int, sites: int) -> Found:
         """The ``actions`` actions nearest ``query`` (a unit vector; none when this index

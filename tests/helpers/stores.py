@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from harness.db import engine_for
+from registry.db.engine import migrate, transaction
 from registry.db.tables import ActionRow, Document, FlowRow, Site
 from registry.formats import normalise
 from registry.formats.html import html_to_document
@@ -202,3 +206,13 @@ def promote_manifest(
     doc = RawDocument(url=f"https://{host}/.well-known/agent-actions.json", body=body)
     update = normalise_site(SiteCrawl(host=host, origin=f"https://{host}", documents=[doc]))
     promote_site(session, update, now=now)
+
+
+def committed_store(folder: Path, fill: Callable[[Session], None]) -> Engine:
+    """A SQLite store of its own in ``folder``, migrated and filled by ``fill`` in a committed
+    transaction: for code that reads the store in transactions of its own (open_index)."""
+    engine = engine_for(f"sqlite:///{folder / 'store.db'}", folder)
+    migrate(engine)
+    with transaction(engine) as session:
+        fill(session)
+    return engine

@@ -13,13 +13,11 @@ import tantivy
 from sqlalchemy.orm import Session
 
 from actiondex.runtime import open_index
-from harness.db import engine_for
 from registry.config import Settings
-from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from registry.index.nearest import EXACT_ROWS, Matrix
 from registry.search import FindQuery, meaning, search
-from tests.helpers.stores import add_site
+from tests.helpers.stores import add_site, committed_store
 
 # Shares no word with the weather action: BM25 alone never makes it a candidate.
 UMBRELLA = "will I need an umbrella on Saturday"
@@ -82,10 +80,7 @@ def test_the_setting_decides_whether_a_vector_index_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A store of its own, committed: open_index reads it in transactions of its own.
-    engine = engine_for(f"sqlite:///{tmp_path / 'store.db'}", tmp_path)
-    migrate(engine)
-    with transaction(engine) as session:
-        _sites(session)
+    engine = committed_store(tmp_path, _sites)
     monkeypatch.delenv("ACTIONDEX_MEANING_FIRST_STAGE", raising=False)
     assert Settings(_env_file=None).meaning_first_stage is False  # type: ignore[call-arg]
     off = open_index(Settings(data_dir=tmp_path / "off"), engine, searching=True)

@@ -11,12 +11,10 @@ import pytest
 from sqlalchemy.orm import Session
 
 from actiondex.runtime import open_index
-from harness.db import engine_for
 from registry.config import Settings
-from registry.db.engine import migrate, transaction
 from registry.index import ActionIndex
 from registry.search import FindQuery, search
-from tests.helpers.stores import add_site
+from tests.helpers.stores import add_site, committed_store
 
 # Each shares no word with the site that answers it (query_words: "cheap way fly lisbon");
 # a distractor shares one, so BM25 alone finds only it.
@@ -132,10 +130,7 @@ def test_a_site_found_by_meaning_meets_the_filters(session: Session, tmp_path: P
 def test_the_setting_decides_whether_site_vectors_are_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = engine_for(f"sqlite:///{tmp_path / 'store.db'}", tmp_path)
-    migrate(engine)
-    with transaction(engine) as session:
-        _sites(session)
+    engine = committed_store(tmp_path, _sites)
     monkeypatch.delenv("ACTIONDEX_MEANING_SITES", raising=False)
     monkeypatch.delenv("ACTIONDEX_MEANING_FIRST_STAGE", raising=False)
     assert Settings(_env_file=None).meaning_sites is True  # type: ignore[call-arg]
