@@ -6,7 +6,8 @@ When the database is unreachable while a site is being stored, its SiteResult is
 crawl uses; a crawl replays at its start (before it fetches anything newer) and at its end
 (the database may be back by then). A result is dropped, not promoted, when the site changed in
 the store after it was fetched: a newer crawl got there first. Promotion is idempotent, so a
-result replayed twice (a crash between commit and unlink) changes nothing the second time.
+result replayed twice (a crash between commit and unlink, or two crawls starting at once on one
+data dir) changes nothing the second time, and a file another crawl replayed first is skipped.
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ class Spool:
         for path in self.waiting():
             try:
                 item, spooled_at = self.load(path)
+            except FileNotFoundError:  # another crawl on this data dir replayed it meanwhile
+                continue
             except (OSError, ValueError) as exc:  # a damaged file must not block the others
                 logger.error("spool: %s unreadable, set aside: %s", path.name, exc)
                 path.rename(path.with_suffix(".bad"))

@@ -98,7 +98,9 @@ def test_health_readiness_and_metrics_are_never_limited(tmp_path: Path) -> None:
     engine = engine_for(f"sqlite:///{tmp_path / 'store.db'}", tmp_path)
     migrate(engine)
     index = ActionIndex.open(tmp_path / "index")
-    settings = Settings(data_dir=tmp_path, rate_limit=1, rate_burst=1)
+    # One token a hundred seconds: the second /stats is refused however slow the first was (at
+    # one a second, a loaded machine once took a second over the first and let the next in).
+    settings = Settings(data_dir=tmp_path, rate_limit=0.01, rate_burst=1)
     with TestClient(create_app(settings, index=index, engine=engine)) as client:
         assert [client.get("/stats").status_code for _ in range(2)] == [200, 429]
         for path in ("/healthz", "/readyz", "/metrics") * 5:

@@ -171,6 +171,29 @@ def test_replay_drops_an_outdated_result_and_sets_aside_a_damaged_file(tmp_path:
     store.engine.dispose()
 
 
+def test_a_file_another_crawl_replayed_meanwhile_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two crawls starting at once on one data dir (two workers' children after an outage)
+    both list the spool; the first to reach a file replays and removes it. The other once
+    failed its whole crawl on the missing file ("cannot use ...: No such file")."""
+    settings = Settings(data_dir=tmp_path)
+    engine = make_engine(settings)
+    migrate(engine)
+    store = StorePipeline.from_settings(settings, engine)
+    gone = store.spool.put(_result("shop.test", ["listed"]))
+    store.spool.put(_result("cafe.test", ["eclair"]))
+    listed = store.spool.waiting()
+    gone.unlink()  # the other crawl replayed it between our listing and our read
+    monkeypatch.setattr(store.spool, "waiting", lambda: listed)
+
+    rows = store.replay()
+
+    assert [r.host for r in rows] == ["cafe.test"]
+    assert list(store.spool.folder.iterdir()) == []  # nothing set aside: nothing was damaged
+    store.engine.dispose()
+
+
 def test_a_backend_killed_mid_promotion_rolls_back_and_is_retried_once(
     tmp_path: Path,
     empty_pg_url: str,

@@ -87,8 +87,9 @@ def run_through_outage(
         pg.stop()
         # Finished before the stop: their runs were recorded. Any other crawl begun by the
         # time the database is back was caught by the stop (a job fetched just before it may
-        # log its first line a moment after, so the begun side is read at the restart).
-        ended = set().union(*(crawl_lines(logs[n])[1] for n in NAMES[1:]))
+        # log its first line a moment after, so the begun side is read at the restart). A
+        # crawl the stop failed logs its end at once, with its exit code: it is not finished.
+        ended = set().union(*(crawl_lines(logs[n], ok_only=True)[1] for n in NAMES[1:]))
         down_until = time.monotonic() + OUTAGE
         while time.monotonic() < down_until:  # they must stay up all along
             for proc in procs:
