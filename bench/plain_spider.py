@@ -4,8 +4,10 @@ URLs at actiondex's politeness and does nothing with the answers.
     python -m bench.plain_spider URLS.json
 
 Same per-host limits as `actiondex crawl` (crawler/settings.py: 1 s between requests to one
-host, 2 at once, AutoThrottle), Scrapy's broad-crawl settings (DownloaderAwarePriorityQueue,
-100 requests in flight, no retries or redirects), every host answered as 127.0.0.1 from a dict
+host, 2 at once, AutoThrottle), Scrapy's broad-crawl settings (its own DownloaderAwarePriority-
+Queue, which asks about every waiting host a request: past a few thousand hosts the baseline
+slows where actiondex's queue, crawler/queue.py, does not; 100 requests in flight, no retries
+or redirects), every host answered as 127.0.0.1 from a dict
 (as `--resolve` does for actiondex). Prints one JSON line: requests answered and seconds.
 """
 
