@@ -19,12 +19,11 @@ the machine it runs on bounds it, not the bench.
 100,000 sites a day, from the measurement: 100,000 / 86,400 s = 1.2 sites a second on average,
 so a deployment needs ceil(1.2 x 3600 / (sites an hour of one worker)) workers, with the
 headroom a burst of due sites asks for, and the database takes 1.2 x (transactions a site)
-transactions and 1.2 x (rows written a site) row writes a second. One run here (`--sites 400`,
-2 shared cores at load ~15, 12.6 min; the README's "Running at scale" has the table): one worker
-recrawled 21,900 sites an hour (1.4 requests a site), so one worker covers 100,000 a day at ~20%
-busy; a first crawl (19 requests a site) ran at 5,600 sites an hour in one process, ~18 hours of
-work for 100,000 new sites; the queue cost ~37 transactions and ~22 row writes a site: ~45
-transactions/s and ~25 row writes/s at 100,000 a day.
+transactions and 1.2 x (rows written a site) row writes a second. One run here (`--sites 5000`,
+2 cores, nothing else running, 35.7 min; the README's "Running at scale" has the table): one
+process recrawled 222,000-245,000 sites an hour and a first crawl ran at 33,600; one worker
+recrawled 52,300 an hour (one worker covers 100,000 a day at ~8% busy; ~13 transactions/s),
+but two workers took 7.5x the one process: each job waits for its batch child's slowest site.
 """
 
 from __future__ import annotations
