@@ -5,8 +5,8 @@ Scrapy's ``DownloaderAwarePriorityQueue`` (what its "Broad Crawls" page recommen
 downloader, on every pop, how many requests each host with waiting requests has in flight,
 and hands out one of the least busy: a scan of every such host for every request. At 300
 sites it did not show; at 10,000 the first crawl spent two thirds of its main thread in that
-scan (py-spy, `bench.worker_scale --sites 10000`) and finished a few hundred sites in ten
-minutes.
+scan (py-spy, `bench.worker_scale --sites 10000`): ~2,700 sites done in 48 minutes. With this
+queue a first crawl of 5,000 sites took 9 minutes.
 
 This queue keeps the hosts with waiting requests in a ring. A pop looks at the next hosts of
 the ring, at most ``WINDOW``, takes the first with nothing in flight (or else the least busy

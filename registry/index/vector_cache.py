@@ -2,10 +2,10 @@
 not read every action's vector from the store each time it starts.
 
 Without it, every `actiondex find` and every start of `serve` or `mcp` read every action's
-stored vector (registry.index.vector_rows): ~0.5 s at 10,000 actions, about a minute at a
-million. With it, such a process loads one file (``<index_path>/vectors-<model>-v<INDEX_VERSION>
-.npz``) and reads from the store only the sites changed since the file's watermark, as the text
-index does (registry.index.changes).
+stored vector (registry.index.vector_rows): 0.48 s at 10,000 actions, 16 s at a million
+(bench.find_bench; 1.7 s from the file). With it, such a process loads one file
+(``<index_path>/vectors-<model>-v<INDEX_VERSION>.npz``) and reads from the store only the sites
+changed since the file's watermark, as the text index does (registry.index.changes).
 
 Derived and disposable, like the text index: a missing, unreadable or inconsistent file is
 ignored (every vector is read from the store again), another model or INDEX_VERSION has a file
