@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ class CrawlOptions:
     max_pages: int = 50  # sitemap pages per site
     delay: float = 1.0  # minimum seconds between requests to one host
     index: bool = True  # bring the index up to date after (crawl workers serve no searches)
+    # A file (a worker's pipe) that gets each site's summary row, one JSON line, once it is
+    # stored: the job of that site ends then, not when the last site of its batch does.
+    report: Path | None = None
 
 
 def read_targets(targets: list[str], file: Path | None) -> list[str]:
@@ -77,7 +81,11 @@ def crawl_and_index(
             raise UserError(f"the crawler's signing key: {exc}") from None
     engine = engine or open_store(settings)
     try:
-        with _status(len(accepted), quiet) as progress:
+        with (
+            _status(len(accepted), quiet) as status,
+            _site_report(options.report) as report,
+        ):
+            progress = _both(status, report)
             summary = run_crawl(
                 accepted,
                 settings,
@@ -104,8 +112,45 @@ def crawl_and_index(
     return data
 
 
+Progress = Callable[[dict[str, Any]], None]
+
+
+def _both(*callbacks: Progress | None) -> Progress | None:
+    wanted = [c for c in callbacks if c is not None]
+    if not wanted:
+        return None
+
+    def each(stats: dict[str, Any]) -> None:
+        for callback in wanted:
+            callback(stats)
+
+    return each
+
+
 @contextmanager
-def _status(sites: int, quiet: bool) -> Iterator[Callable[[dict[str, Any]], None] | None]:
+def _site_report(path: Path | None) -> Iterator[Progress | None]:
+    """Each stored site's row, one JSON line, to ``path`` as soon as it is stored. A row that
+    says ``store-unavailable`` is left out: that site waits in the spool, and its job for the
+    crawl's end, when the spool is replayed (its final row is in the summary)."""
+    if path is None:
+        yield None
+        return
+    try:
+        sink = path.open("w", encoding="utf-8", buffering=1)  # a line at a time
+    except OSError as exc:
+        raise UserError(f"--report-sites {path}: cannot write it: {exc}") from exc
+    with sink:
+
+        def report(stats: dict[str, Any]) -> None:
+            row = stats.get("site")
+            if isinstance(row, dict) and "store-unavailable" not in row.get("errors", ()):
+                sink.write(json.dumps(row, sort_keys=True) + "\n")
+
+        yield report
+
+
+@contextmanager
+def _status(sites: int, quiet: bool) -> Iterator[Progress | None]:
     """A progress line on stderr while the crawl runs (none when quiet)."""
     if quiet:
         yield None

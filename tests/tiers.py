@@ -55,6 +55,7 @@ PROCESS_FILES = {
     "crawler/test_probes.py",
     "jobs/test_forked.py",
     "jobs/test_child.py",
+    "jobs/test_reports.py",
     "jobs/test_retry.py",
     "registry/index/test_index_kill.py",
     "registry/test_blas_threads.py",

@@ -55,6 +55,14 @@ def crawl(
             help="With --due: crawl at most N sites, the most overdue first (1000 if not given).",
         ),
     ] = None,
+    report_sites: Annotated[
+        Path | None,
+        typer.Option(
+            "--report-sites",
+            hidden=True,  # the worker's: it ends each site's job as the site is stored
+            help="Write each site's summary row to FILE, one JSON line, as it is stored.",
+        ),
+    ] = None,
     resolve: ResolveOpt = None,
     allow_private: PrivateOpt = None,
     as_json: JsonOpt = False,
@@ -67,7 +75,9 @@ registry whose /.well-known/http-message-signatures-directory lists it, and \
 ACTIONDEX_SIGN_REQUESTS=false turns signing off."""
     from actiondex.crawling import CrawlOptions, crawl_and_index, read_targets
 
-    options = CrawlOptions(max_pages=max_pages, delay=delay, index=not no_index)
+    options = CrawlOptions(
+        max_pages=max_pages, delay=delay, index=not no_index, report=report_sites
+    )
     if due:
         _crawl_due(targets or [], file, limit, resolve or [], allow_private, as_json, options)
         return

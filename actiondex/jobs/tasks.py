@@ -20,10 +20,11 @@ from procrastinate import App, JobContext, RetryStrategy
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job
 
-from actiondex.jobs.batch import Batcher, site_row
+from actiondex.jobs.batch import Batcher
 from actiondex.jobs.checks import Checker
 from actiondex.jobs.child import ChildFailed, ChildResult, crawl_args, interpreter, run_child
 from actiondex.jobs.forked import run_forked
+from actiondex.jobs.reports import OnSite, site_reports
 from registry.config import Settings
 from registry.db.engine import make_engine
 
@@ -56,7 +57,7 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
     checker = Checker(make_engine(settings), settings)
     knobs = knobs or CrawlKnobs()
     batcher = Batcher(
-        lambda targets, due: crawl_child(settings, knobs, targets, due),
+        lambda targets, due, on_site: crawl_child(settings, knobs, targets, due, on_site),
         knobs.batch,
         knobs.linger if knobs.batch > 1 else 0.0,
         knobs.children,
@@ -77,13 +78,19 @@ def register(app: App, settings: Settings, knobs: CrawlKnobs | None = None) -> N
 
 
 async def crawl_child(
-    settings: Settings, knobs: CrawlKnobs, targets: list[str], due: bool
+    settings: Settings, knobs: CrawlKnobs, targets: list[str], due: bool, on_site: OnSite
 ) -> ChildResult:
-    """One child crawling ``targets`` (a batch of jobs' sites)."""
-    args = crawl_args(targets, due, knobs.delay, knobs.max_pages)
-    if knobs.fresh:
-        return await run_child(interpreter(args), settings.job_timeout)
-    return await run_forked(args, settings.job_timeout)
+    """One child crawling ``targets`` (a batch of jobs' sites); ``on_site`` gets each site's
+    row as the child stores it."""
+    async with site_reports(on_site) as report:
+        args = [
+            *crawl_args(targets, due, knobs.delay, knobs.max_pages),
+            "--report-sites",
+            str(report),
+        ]
+        if knobs.fresh:
+            return await run_child(interpreter(args), settings.job_timeout)
+        return await run_forked(args, settings.job_timeout)
 
 
 async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
@@ -137,15 +144,16 @@ async def crawl_one(
     started = datetime.now(UTC)
     log.info("%s: crawling %s", worker, host)
     # A submitted site is crawled as such (the schedule knows it only once stored).
-    result = await batcher.crawl(stored_at or submitted_at or host, not submitted)
-    summary, row = result.summary, site_row(result, host)
+    outcome = await batcher.crawl(host, stored_at or submitted_at or host, not submitted)
+    row, child = outcome.row, outcome.child
+    summary = child.summary if child is not None else {}
     error = summary.get("error")
     log.info(
-        "%s: %s crawled in %.1f s (exit %d): %s",
+        "%s: %s crawled in %.1f s (%s): %s",
         worker,
         host,
         (datetime.now(UTC) - started).total_seconds(),
-        result.returncode,
+        "stored" if child is None else f"exit {child.returncode}",
         error.get("message")
         if isinstance(error, dict)
         else "not crawled (no longer due)"
@@ -155,11 +163,17 @@ async def crawl_one(
     )
     return {
         "host": host,
-        "exit": result.returncode,
         "started_at": started.isoformat(),
-        "batch": len(summary.get("per_site") or []),
         **(row or {"skipped": "not-due"}),
-        # the child's, for all the sites of its batch
-        **{k: summary.get(k) for k in ("requests", "seconds")},
+        # The child's, for all the sites of its batch, when this job waited for its end.
+        **(
+            {
+                "exit": child.returncode,
+                "batch": len(summary.get("per_site") or []),
+                **{k: summary.get(k) for k in ("requests", "seconds")},
+            }
+            if child is not None
+            else {}
+        ),
         **({"error": error} if error is not None else {}),
     }

@@ -61,13 +61,14 @@ def started(name: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Po
 
 def crawl_lines(log: Path, ok_only: bool = False) -> tuple[set[str], set[str]]:
     """The hosts a worker's log says it began crawling, and those it finished (the log names
-    sites by key, ``host:port`` on the loopback web); ``ok_only``: those it finished with exit
-    0 (a crawl the database's stop ended says so in its last line, with its exit code)."""
+    sites by key, ``host:port`` on the loopback web); ``ok_only``: those its child reported
+    stored, or that ended with exit 0 (a crawl the database's stop ended says so in its last
+    line, with its exit code)."""
     begun, ended = set(), set()
     for line in log.read_text(errors="replace").splitlines():
         if ": crawling " in line:
             begun.add(key_host(line.rsplit(" ", 1)[-1]))
-        elif " crawled in " in line and (not ok_only or "(exit 0)" in line):
+        elif " crawled in " in line and (not ok_only or "(exit 0)" in line or "(stored)" in line):
             ended.add(key_host(line.split(": ", 2)[1].split(" ")[0]))
     return begun, ended
 

@@ -38,7 +38,7 @@ def test_jobs_taken_together_check_their_sites_in_one_transaction(
 
     batches: list[tuple[list[str], bool]] = []
 
-    async def child(targets: list[str], due: bool) -> ChildResult:
+    async def child(targets: list[str], due: bool, on_site: Any) -> ChildResult:
         batches.append((targets, due))
         return ChildResult(0, {"per_site": []}, "")
 
