@@ -5,7 +5,8 @@ Why: Scrapy imports its components by name when a crawler starts (load_object), 
 imported, and SQLAlchemy its driver at the first connection; each child forked from the
 forkserver did it again: ~40% of the children's CPU in a py-spy profile of a 2-worker recrawl
 (Scrapy's remote-control extension alone imported aiohttp's web server; it is out of the
-crawl's extensions now, crawler/settings.py).
+crawl's extensions now, crawler/settings.py, and imported here all the same, since Scrapy
+imports a disabled component's name too).
 """
 
 from __future__ import annotations
@@ -32,10 +33,14 @@ def components(config: dict[str, object]) -> list[str]:
     names = [str(path) for path in scrapy.getwithbase("DOWNLOAD_HANDLERS").values() if path]
     for table in TABLES:
         names += [str(name) for name in build_component_list(scrapy.getwithbase(table))]
+        # Disabled ones too: Scrapy imports every key of a table to normalise it, None or
+        # not (2.19: the remote-control extension, off here, still imported aiohttp's web
+        # server and made two TLS contexts in each child).
+        names += [name for name in scrapy.getwithbase(table) if isinstance(name, str)]
     for key, value in scrapy.items():
         if isinstance(value, str) and (key in SINGLE or key.endswith(("_CLASS", "_QUEUE"))):
             names.append(value)
-    return names
+    return list(dict.fromkeys(names))
 
 
 def _load_all() -> None:

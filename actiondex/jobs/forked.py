@@ -97,7 +97,11 @@ def _child(worker: int, argv: list[str], out: str, err: str) -> None:
     """In the forked child: die with the worker (and the forkserver), write where the worker
     reads, run the command as `actiondex ARGS` would."""
     import ctypes
+    import gc
 
+    # What the forkserver imported is never garbage here: out of the collector's sight, so
+    # the child's first full collection does not walk (and copy, page by page) all of it.
+    gc.freeze()
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the forkserver's death
     _die_with(worker)
     for path, fd in ((out, 1), (err, 2)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -82,6 +83,7 @@ async def crawl_child(
 ) -> ChildResult:
     """One child crawling ``targets`` (a batch of jobs' sites); ``on_site`` gets each site's
     row as the child stores it."""
+    started = time.monotonic()
     async with site_reports(on_site) as report:
         args = [
             *crawl_args(targets, due, knobs.delay, knobs.max_pages),
@@ -89,8 +91,16 @@ async def crawl_child(
             str(report),
         ]
         if knobs.fresh:
-            return await run_child(interpreter(args), settings.job_timeout)
-        return await run_forked(args, settings.job_timeout)
+            result = await run_child(interpreter(args), settings.job_timeout)
+        else:
+            result = await run_forked(args, settings.job_timeout)
+    log.info(
+        "a child crawled %d sites in %.1f s (exit %d)",
+        len(targets),
+        time.monotonic() - started,
+        result.returncode,
+    )
+    return result
 
 
 async def enqueue(app: App, host: str, priority: int, target: str | None = None) -> bool:
