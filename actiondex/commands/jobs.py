@@ -186,7 +186,11 @@ def _run(
                 shutdown_graceful_timeout=shutdown_timeout,
                 update_heartbeat_interval=settings.heartbeat_interval,
                 stalled_worker_timeout=settings.stalled_after,
-                delete_jobs="never",
+                # A job that succeeded is deleted as it ends: kept, they piled up in the queue's
+                # table (a recrawl and a scheduler tick each, 100,000s a day), and procrastinate's
+                # fetch, which looks at the jobs of every waiting host, slowed with them (10,000
+                # sites: 0.4 s a fetch, a worker taking 7 jobs a second). Failed ones stay.
+                delete_jobs="successful",
             )
 
     from actiondex import output

@@ -73,6 +73,16 @@ def crawl_lines(log: Path, ok_only: bool = False) -> tuple[set[str], set[str]]:
     return begun, ended
 
 
+def stored_early(log: Path) -> set[str]:
+    """Hosts whose job a worker's log says ended as its crawl child reported the site stored,
+    before the child itself ended (its run may still end aborted or unrecorded)."""
+    return {
+        key_host(line.split(": ", 2)[1].split(" ")[0])
+        for line in log.read_text(errors="replace").splitlines()
+        if " crawled in " in line and "(stored)" in line
+    }
+
+
 def crawling_now(log: Path) -> set[str]:
     """Hosts a worker's log says it is crawling and has not finished."""
     begun, ended = crawl_lines(log)

@@ -19,7 +19,6 @@ from harness.web import LoopbackWeb
 from registry.db.engine import transaction
 from registry.db.tables import ActionRow, Document, Site
 from tests.distributed.cluster import (
-    crawl_lines,
     crawled,
     crawling_now,
     env_for,
@@ -27,6 +26,7 @@ from tests.distributed.cluster import (
     running_runs,
     runs_of_all,
     started,
+    stored_early,
     wait_until,
 )
 from tests.distributed.compose import local
@@ -84,7 +84,7 @@ def run_cluster(web: LoopbackWeb, engine: Engine, env: dict[str, str], tmp_path:
         killed = crawling_now(logs["worker-a"])  # its log is complete now
         # Its jobs that ended as their child stored their site, before the kill ended the
         # child's run (aborted): stored once, by a run that did not finish.
-        stored = crawl_lines(logs["worker-a"], ok_only=True)[1]
+        stored = stored_early(logs["worker-a"])
         assert survivors(family, 10) == [], "the killed worker's children outlived it"
         wait_until(
             lambda: crawled(engine) == SITES, DEADLINE, "every site crawled", scheduler, worker_b
