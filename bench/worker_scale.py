@@ -34,6 +34,7 @@ import argparse
 import math
 import os
 import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -111,18 +112,31 @@ def main() -> None:
     rows: list[tuple[str, dict[str, Any]]] = []
     started = time.monotonic()
     with build_web(args.sites) as web, fleet(web, f"bench_scale{os.getpid()}") as f:
-        rows.append(
-            ("first crawl, one process (every path probed)", measured(f, lambda: one_process(f)))
-        )
+        first = "first crawl, one process (every path probed)"
+        _add(rows, first, measured(f, lambda: one_process(f)), args.sites)
         base = "one `actiondex crawl --due` process (baseline)"
-        rows.append((base, measured(f, lambda: one_process(f))))
+        _add(rows, base, measured(f, lambda: one_process(f)), args.sites)
         for k in (int(w) for w in args.workers.split(",")):
             for extra in variants:
                 name = f"{k} worker{'s' if k > 1 else ''} {' '.join(extra) or '(defaults)'}"
                 run = lambda k=k, extra=extra: cluster(f, k, extra, keep=args.logs)  # noqa: E731
-                rows.append((name, measured(f, run)))
-        rows.append((base, measured(f, lambda: one_process(f))))
+                _add(rows, name, measured(f, run), args.sites)
+        _add(rows, base, measured(f, lambda: one_process(f)), args.sites)
     _print(rows, args.sites, time.monotonic() - started)
+
+
+def _add(
+    rows: list[tuple[str, dict[str, Any]]], label: str, row: dict[str, Any], sites: int
+) -> None:
+    """Keep a row and say it on stderr at once: a run of an hour cut short keeps what it
+    measured (the table, with its ratios, comes at the end)."""
+    rows.append((label, row))
+    print(
+        f"done: {label} | {cells(row, sites)} | {row['transactions'] / sites:.1f} | "
+        f"{row['writes'] / sites:.1f}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, total: float) -> None:
