@@ -16,7 +16,6 @@ import contextlib
 import psycopg  # noqa: F401  (the driver SQLAlchemy's dialect imports at its first engine)
 import sqlalchemy.dialects.postgresql.psycopg  # noqa: F401
 from scrapy.settings import Settings as ScrapySettings
-from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
 from crawler.guard import AddressPolicy
@@ -32,10 +31,9 @@ def components(config: dict[str, object]) -> list[str]:
     scrapy = ScrapySettings(config)
     names = [str(path) for path in scrapy.getwithbase("DOWNLOAD_HANDLERS").values() if path]
     for table in TABLES:
-        names += [str(name) for name in build_component_list(scrapy.getwithbase(table))]
-        # Disabled ones too: Scrapy imports every key of a table to normalise it, None or
-        # not (2.19: the remote-control extension, off here, still imported aiohttp's web
-        # server and made two TLS contexts in each child).
+        # Every key, disabled ones too: Scrapy imports each key of a table to normalise it,
+        # None or not (2.19: the remote-control extension, off here, still imported aiohttp's
+        # web server and made two TLS contexts in each child).
         names += [name for name in scrapy.getwithbase(table) if isinstance(name, str)]
     for key, value in scrapy.items():
         if isinstance(value, str) and (key in SINGLE or key.endswith(("_CLASS", "_QUEUE"))):
