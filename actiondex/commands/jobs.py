@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from actiondex.commands.options import load_settings
+from actiondex.jobs import WORKER_BATCH, WORKER_CONCURRENCY
 from actiondex.runtime import UserError, open_store
 from registry.config import Settings
 
@@ -51,7 +52,7 @@ def worker(
             help="Crawl jobs (sites) in flight at once, in child processes of up to --batch "
             "sites each.",
         ),
-    ] = 128,
+    ] = WORKER_CONCURRENCY,
     batch: Annotated[
         int,
         typer.Option(
@@ -63,7 +64,7 @@ def worker(
             "share a child, and at most concurrency/batch children run at once (1: a child "
             "per site).",
         ),
-    ] = 64,
+    ] = WORKER_BATCH,
     name: Annotated[
         str | None,
         typer.Option("--name", help="This worker's name in logs and jobs (HOST-PID if not given)."),
@@ -98,7 +99,8 @@ def worker(
     one host at once, and a host's Crawl-delay holds across jobs. Each job is one site; the
     jobs a worker takes at the same moment are crawled together by one child process
     (`actiondex crawl --due SITE...`, up to --batch sites) that dies with the worker, and each
-    job ends when its child does. Logs go to stderr, a line per site.
+    job ends when its child reports its site stored. Logs go to stderr, a line per site and
+    one per child.
 
     A database outage is waited out (retries 1 s doubling to 30 s), with one line when the
     database goes and one when it is back.

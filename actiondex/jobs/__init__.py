@@ -11,3 +11,11 @@
 
 registry/ never imports this package: the queue is a deployment's choice, not the core's.
 """
+
+# `actiondex worker`'s defaults (actiondex.jobs.tasks.CrawlKnobs and the CLI's options): 1,024
+# sites in flight, crawled by children of up to 512 each. Measured, `bench.worker_scale
+# --sites 2000` (README, "Running at scale"): at 128 and 64 two workers took 1.5-1.7x one
+# `crawl --due` process, the many small children's starts (~0.2 CPU s each) filling both cores;
+# at 1,024 and 512, 1.11x.
+WORKER_CONCURRENCY = 1024
+WORKER_BATCH = 512

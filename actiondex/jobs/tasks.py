@@ -21,6 +21,7 @@ from procrastinate import App, JobContext, RetryStrategy
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job
 
+from actiondex.jobs import WORKER_BATCH, WORKER_CONCURRENCY
 from actiondex.jobs.batch import Batcher
 from actiondex.jobs.checks import Checker
 from actiondex.jobs.child import ChildFailed, ChildResult, crawl_args, interpreter, run_child
@@ -45,9 +46,9 @@ class CrawlKnobs:
     delay: float = 1.0
     max_pages: int = 50
     fresh: bool = False  # each child a fresh interpreter rather than forked pre-loaded
-    batch: int = 64  # sites one child crawls at most
+    batch: int = WORKER_BATCH  # sites one child crawls at most
     linger: float = 0.5  # seconds a batch waits for more sites after its first
-    concurrency: int = 128  # jobs the worker runs at once: children = concurrency / batch
+    concurrency: int = WORKER_CONCURRENCY  # jobs the worker runs at once: children = it / batch
 
     @property
     def children(self) -> int:
