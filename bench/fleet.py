@@ -9,7 +9,8 @@ environment string may be (128 KiB on Linux).
 
 from __future__ import annotations
 
-import resource
+import ctypes
+import os
 import shutil
 import signal
 import subprocess
@@ -47,7 +48,7 @@ class Fleet:
     def run(self, *args: str, timeout: float = 7200) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [*AX, *args], env=self.env, cwd=self.data, capture_output=True, text=True,
-            timeout=timeout,
+            timeout=timeout, preexec_fn=_die_with_bench,
         )  # fmt: skip
 
     def make_due(self) -> Any:
@@ -97,9 +98,9 @@ def fleet(web: LoopbackWeb, name: str, **env: str) -> Iterator[Fleet]:
 
 def one_process(f: Fleet) -> dict[str, Any]:
     """`actiondex crawl --due` of every site, one process (the baseline): seconds start to exit."""
-    mark, since, started, cpu = f.make_due(), len(f.web.log), time.monotonic(), children_cpu()
+    mark, since, started, cpu = f.make_due(), len(f.web.log), time.monotonic(), machine_cpu()
     proc = f.run("crawl", "--due", "--limit", str(f.sites), "--json", "--no-index")
-    seconds, cpu = time.monotonic() - started, children_cpu() - cpu
+    seconds, cpu = time.monotonic() - started, machine_cpu() - cpu
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-2000:]}")
     return {
@@ -110,10 +111,20 @@ def one_process(f: Fleet) -> dict[str, Any]:
     }
 
 
-def children_cpu() -> float:
-    """User + system seconds of the children (and theirs) that have exited and been waited."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+def machine_cpu() -> float:
+    """CPU seconds the whole machine has spent busy (/proc/stat: every process, the loopback
+    web's and PostgreSQL's included). Not the bench's children's rusage: a worker's crawl
+    children are its forkserver's, which nobody waits for, so their CPU was never counted."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _die_with_bench() -> None:
+    """Runs in a child before exec: SIGTERM when the bench dies, so a bench killed (even with
+    -9) leaves no worker or scheduler running; a worker's crawl children die with it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 @dataclass
@@ -139,7 +150,6 @@ def cluster(
     timed until every site is recrawled; then SIGTERM, as an operator stops them. Their logs
     are copied into ``keep`` (a directory), if given."""
     logs = [f.data / f"w{n}.log" for n in range(workers)]
-    cpu = children_cpu()
     procs = [_start(f, ["schedule"], f.data / "scheduler.log")]
     procs += [_start(f, ["worker", *args], log) for log in logs]
     memory, stop = Memory(), threading.Event()
@@ -147,19 +157,19 @@ def cluster(
         _wait(lambda: all("started on queues" in log.read_text() for log in logs), procs, 300)
         time.sleep(1)  # registered with the queue
         mark, since, started = f.make_due(), len(f.web.log), time.monotonic()
+        cpu = machine_cpu()
         sampler = threading.Thread(
             target=lambda: _every(0.5, stop, lambda: memory.sample([p.pid for p in procs[1:]]))
         )
         sampler.start()
         _wait(lambda: f.recrawled(mark) >= f.sites, procs, deadline)
-        seconds = time.monotonic() - started
+        seconds, cpu = time.monotonic() - started, machine_cpu() - cpu
     finally:
         stop.set()
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
             proc.wait(timeout=120)
-    cpu = children_cpu() - cpu  # their whole lives: start-up and the wait for SIGTERM too
     said = "".join(log.read_text(errors="replace") for log in logs)
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
@@ -178,8 +188,9 @@ def cluster(
 def _start(f: Fleet, args: list[str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as sink:
         return subprocess.Popen(
-            [*AX, *args], env=f.env, cwd=f.data, stdout=subprocess.DEVNULL, stderr=sink
-        )
+            [*AX, *args], env=f.env, cwd=f.data, stdout=subprocess.DEVNULL, stderr=sink,
+            preexec_fn=_die_with_bench,
+        )  # fmt: skip
 
 
 def _wait(check: Any, procs: list[subprocess.Popen[bytes]], seconds: float) -> None:
@@ -232,7 +243,7 @@ def baseline_mean(rows: list[tuple[str, dict[str, Any]]]) -> float:
 
 
 def cells(row: dict[str, Any], sites: int) -> str:
-    """seconds | CPU seconds | sites/hour | requests a site | peak worker RSS | peak worker
+    """seconds | machine CPU seconds | sites/hour | requests a site | peak worker RSS | peak worker
     tree PSS."""
     memory = row.get("memory")
     return (

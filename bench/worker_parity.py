@@ -10,11 +10,12 @@ Then each round makes every site due and recrawls it: `actiondex crawl --due --n
 process (the baseline: seconds from start to exit), and `actiondex schedule` with K workers,
 started and warm before the sites become due (seconds from then until every site is recrawled;
 the scheduler ticks every second). Both at the default politeness (1 s between requests to one
-host). CPU seconds: user + system time of the processes and their children, the workers' over
-their whole lives (start-up and idling included). ``--old`` adds a row with the workers as they
-were before batching (`--concurrency 2 --batch 1`: one child per site, two at once). ``--base
-DIR`` (another checkout, e.g. a worktree of main) adds both runs of that code to each round, its
-processes and their children importing DIR first (PYTHONPATH), on the same store and sites.
+host). Machine CPU seconds: what the whole machine spent busy over the timed span (/proc/stat:
+the web and PostgreSQL included; a worker's crawl children are nobody's waited children).
+``--old`` adds a row with the workers as they were before batching (`--concurrency 2 --batch
+1`: one child per site, two at once). ``--base DIR`` (another checkout, e.g. a worktree of
+main) adds both runs of that code to each round, its processes and their children importing DIR
+first (PYTHONPATH), on the same store and sites.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, first: dict[str, 
         f"load {os.getloadavg()[0]:.1f} at the end"
     )
     print(
-        "| run | seconds | CPU seconds | sites/hour | requests a site | peak worker RSS MB "
+        "| run | seconds | machine CPU seconds | sites/hour | requests a site | peak worker RSS MB "
         "| peak worker+children PSS MB | vs the baseline mean |"
     )
     print("|---|---|---|---|---|---|---|---|")

@@ -10,7 +10,8 @@ most publish a JSON-LD SearchAction, every third an agent-actions manifest too. 
 crawled once first (every path probed: the first-crawl row). Then each row makes every site due
 and times its recrawl: the one process from start to exit, the workers (with the scheduler,
 started and warm before) from the moment the sites are due until every one is recrawled. The
-baseline runs first and last; ratios are to their mean. Per row: requests a site; the workers'
+baseline runs first and last; ratios are to their mean. Per row: the machine's CPU seconds over
+the timed span (every process: the web and PostgreSQL too); requests a site; the workers'
 peak RSS (each worker process) and peak PSS (a worker with its forkserver and crawl children);
 the database's load from pg_stat_database (transactions and rows written a site).
 `--sites 10000` works (the names reach the processes through a `.env` file, bench/fleet.py);
@@ -147,9 +148,9 @@ def _print(rows: list[tuple[str, dict[str, Any]]], sites: int, total: float) -> 
         f"the end; {total / 60:.1f} min in all"
     )
     print(
-        "| run | seconds | CPU seconds | sites/hour | requests a site | peak worker RSS MB | peak "
-        "worker"
-        "+ children PSS MB | DB transactions a site | DB rows written a site | vs baseline |"
+        "| run | seconds | machine CPU seconds | sites/hour | requests a site | peak worker RSS "
+        "MB | peak worker + children PSS MB | DB transactions a site | DB rows written a site "
+        "| vs baseline |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, row in rows:
