@@ -18,6 +18,7 @@ import numpy as np
 
 EXACT_ROWS = 20_000  # fewer rows than this: score every row by its steps
 PREFILTER = 40  # rows kept by the bits pass, per row asked for
+CHUNK = 65_536  # rows widened to float32 at a time for their norms (16 MB at 64 dims)
 
 
 def signs(rows: np.ndarray) -> np.ndarray:
@@ -44,7 +45,10 @@ class Matrix:
 
     @classmethod
     def of(cls, steps: np.ndarray) -> Matrix:
-        norms = np.linalg.norm(steps.astype(np.float32), axis=1)
+        norms = np.empty(len(steps), np.float32)
+        for start in range(0, len(steps), CHUNK):  # not a float copy of every row at once
+            part = steps[start : start + CHUNK].astype(np.float32)
+            norms[start : start + CHUNK] = np.linalg.norm(part, axis=1)
         return cls(steps, np.where(norms > 0, norms, 1.0).astype(np.float32), signs(steps))
 
     @classmethod

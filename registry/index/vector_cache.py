@@ -12,8 +12,8 @@ ignored (every vector is read from the store again), another model or INDEX_VERS
 of its own, and deleting it costs only that one full read. A process saves it after a full
 read and whenever the sites it read again since its last save reach a tenth of all sites; it
 writes a temporary file and renames it over the old, so a reader sees the old file or the new,
-and two processes saving at once each leave a complete one. Only numbers and UTF-8 text are
-stored (no pickle): ``np.load`` runs no code from the file.
+and two processes saving at once each leave a complete one. Only numbers, the ids' ASCII and
+UTF-8 text are stored (no pickle): ``np.load`` runs no code from the file.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from registry.index.parts import INDEX_VERSION
-from registry.index.vector_rows import SiteRows
+from registry.index.vector_rows import Table
 from registry.index.vectors import Model
 
 SAVE_SHARE = 10  # save again once a tenth of the sites were read since the last save
@@ -36,7 +36,7 @@ def path_for(root: Path, model: Model) -> Path:
     return root / f"vectors-{model.name}-v{INDEX_VERSION}.npz"
 
 
-def load(root: Path, model: Model) -> tuple[dict[str, SiteRows], int] | None:
+def load(root: Path, model: Model) -> tuple[Table, int] | None:
     """The cached rows and their watermark, or None (no file, or one not to trust)."""
     try:
         with path_for(root, model).open("rb") as file:
@@ -46,32 +46,26 @@ def load(root: Path, model: Model) -> tuple[dict[str, SiteRows], int] | None:
             watermark = int(data["watermark"])
             hosts = _words(data["hosts"])
             counts = data["counts"].astype(np.int64)
-            ids = _words(data["ids"])
-            steps, site_vectors = data["steps"], data["sites"]
+            ids, steps, site_vectors = data["ids"], data["steps"], data["sites"]
     except (OSError, KeyError, ValueError, UnicodeDecodeError, zipfile.BadZipFile):
         return None
     if not (
         len(counts) == len(hosts) == len(site_vectors)
         and int(counts.sum()) == len(ids) == len(steps)
+        and ids.dtype.kind == "S"  # a file of before, its ids as text, is read again
         and steps.dtype == np.int8
         and steps.shape[1:] == (model.dims,)
         and site_vectors.dtype == np.float32
         and site_vectors.shape[1:] == (model.dims,)
     ):
         return None
-    sites, start = {}, 0
-    for host, count, vector in zip(hosts, counts.tolist(), site_vectors, strict=True):
-        sites[host] = SiteRows(ids[start : start + count], steps[start : start + count], vector)
-        start += count
-    return sites, watermark
+    return Table(hosts, counts, ids, steps, site_vectors), watermark
 
 
-def save(root: Path, model: Model, sites: dict[str, SiteRows], watermark: int) -> bool:
+def save(root: Path, model: Model, table: Table, watermark: int) -> bool:
     """Write the rows; False (and nothing written) when they cannot be, which only costs the
     next process a full read."""
-    hosts = list(sites)
-    ids = [i for host in hosts for i in sites[host].ids]
-    if any("\n" in word for word in [*hosts, *ids]):
+    if any("\n" in host for host in table.hosts):
         return False
     target = path_for(root, model)
     temp = target.with_name(f".{target.name}-{os.getpid()}.tmp")
@@ -80,19 +74,11 @@ def save(root: Path, model: Model, sites: dict[str, SiteRows], watermark: int) -
             np.savez(
                 out,
                 watermark=np.int64(watermark),
-                hosts=_bytes(hosts),
-                counts=np.array([len(sites[h].ids) for h in hosts], np.int64),
-                ids=_bytes(ids),
-                steps=(
-                    np.concatenate([sites[h].steps for h in hosts])
-                    if hosts
-                    else np.zeros((0, model.dims), np.int8)
-                ),
-                sites=(
-                    np.stack([sites[h].vector for h in hosts]).astype(np.float32)
-                    if hosts
-                    else np.zeros((0, model.dims), np.float32)
-                ),
+                hosts=_bytes(table.hosts),
+                counts=table.counts,
+                ids=table.ids,
+                steps=table.steps,
+                sites=table.vectors.astype(np.float32),
             )
         os.replace(temp, target)
     except OSError:

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from registry.index import vector_cache, vectors
 from registry.index.changes import read_changes, since
 from registry.index.nearest import Matrix
-from registry.index.vector_rows import SiteRows, read_sites
+from registry.index.vector_rows import Table, read_sites
 
 
 @dataclass
@@ -45,7 +45,9 @@ class Found:
 
 
 class VectorIndex:
-    """Thread-safe: a follow builds new arrays and swaps them in; searches read a snapshot."""
+    """Thread-safe: a follow builds new arrays and swaps them in; searches read a snapshot.
+    The snapshot's arrays are the only copy of the rows: a follow keeps the rows of the sites
+    it did not read again (their norms and sign bits too) and joins the ones it read."""
 
     def __init__(self, actions: bool = True, cache: Path | None = None) -> None:
         self.model = vectors.active()
@@ -53,13 +55,12 @@ class VectorIndex:
         self.cache = cache  # the folder of the rows' file on disk (registry.index.vector_cache)
         self._unsaved = 0  # sites read from the store since the rows were last saved
 
-        self._sites: dict[str, SiteRows] = {}
         self._lock = threading.Lock()
         self.watermark: int | None = None
-        self._snapshot = _Snapshot.of({}, self.model.dims)
+        self._snapshot = _Snapshot.of(Table.empty(self.model.dims))
 
     def __len__(self) -> int:
-        return len(self._snapshot.ids)
+        return len(self._snapshot.table.ids)
 
     def follow(self, session: Session, *, full: bool = False) -> int:
         """Read the sites changed since the watermark (all of them when ``full`` or on the
@@ -68,8 +69,8 @@ class VectorIndex:
             if self.watermark is None and not full and self.cache is not None:
                 loaded = vector_cache.load(self.cache, self.model)
                 if loaded is not None:
-                    self._sites, self.watermark = loaded
-                    self._snapshot = _Snapshot.of(self._sites, self.model.dims)
+                    table, self.watermark = loaded
+                    self._snapshot = _Snapshot.of(table)
             mark = (
                 None
                 if full or self.watermark is None
@@ -79,14 +80,12 @@ class VectorIndex:
             stale = sorted(
                 h for h, (_, seq) in changes.sites.items() if mark is None or (seq or 0) > mark
             )
-            if changes.full:
-                for host in self._sites.keys() - changes.sites.keys():
-                    del self._sites[host]
             if stale or changes.full:
-                for host in stale:
-                    self._sites.pop(host, None)
-                self._sites.update(read_sites(session, stale, self.model))
-                self._snapshot = _Snapshot.of(self._sites, self.model.dims)
+                drop = set(stale)
+                if changes.full:
+                    drop |= set(self._snapshot.table.hosts) - changes.sites.keys()
+                read = Table.of(read_sites(session, stale, self.model), self.model.dims)
+                self._snapshot = self._snapshot.changed(drop, read)
             self.watermark = max(changes.watermark, mark or 0)
             self._save_if_due(changes.full, len(stale))
             return len(stale)
@@ -94,32 +93,34 @@ class VectorIndex:
     def _save_if_due(self, full: bool, read: int) -> None:
         """Keep the rows on disk for the next process after a full read, or once the sites
         read again since the last save reach a tenth of all (registry.index.vector_cache)."""
-        self._unsaved = len(self._sites) if full else self._unsaved + read
-        due = max(vector_cache.SAVE_MIN, len(self._sites) // vector_cache.SAVE_SHARE)
+        table = self._snapshot.table
+        self._unsaved = len(table) if full else self._unsaved + read
+        due = max(vector_cache.SAVE_MIN, len(table) // vector_cache.SAVE_SHARE)
         if self.cache is None or not (full or self._unsaved >= due):
             return
-        if vector_cache.save(self.cache, self.model, self._sites, self.watermark or 0):
+        if vector_cache.save(self.cache, self.model, table, self.watermark or 0):
             self._unsaved = 0
 
     def search(self, query: np.ndarray, actions: int, sites: int) -> Found:
         """The ``actions`` actions nearest ``query`` (a unit vector; none when this index
         searches sites only) and the ``sites`` sites nearest it, each with its nearest action."""
         snap = self._snapshot
+        ids, starts = snap.table.ids, snap.starts
         found = Found()
-        if not len(snap.ids) or not query.any():
+        if not len(snap.table) or not query.any():
             return found
         if self.actions:
             rows, cosines = snap.actions.nearest(query, actions)
-            found.ids = [snap.ids[r] for r in rows]
+            found.ids = [ids[r].decode() for r in rows]
             found.cosines = dict(zip(found.ids, map(float, cosines), strict=True))
         site_rows, _ = snap.sites.nearest(query, sites)
         for r in site_rows:
-            start, end = snap.spans[r]
+            start, end = int(starts[r]), int(starts[r + 1])
             if end > start:
                 own = snap.actions.cosines(query, np.arange(start, end))
                 best = int(np.argmax(own))
-                found.best_of_sites.append(snap.ids[start + best])
-                found.cosines.setdefault(snap.ids[start + best], float(own[best]))
+                found.best_of_sites.append(ids[start + best].decode())
+                found.cosines.setdefault(found.best_of_sites[-1], float(own[best]))
         return found
 
     def site_cosines(self, query: np.ndarray, hosts: list[str]) -> dict[str, float]:
@@ -134,28 +135,38 @@ class VectorIndex:
 
 @dataclass
 class _Snapshot:
-    ids: list[str]
-    actions: Matrix
-    hosts: list[str]
-    spans: list[tuple[int, int]]  # each site's rows in ``actions``
+    table: Table
+    actions: Matrix  # its steps are the table's (one array)
     sites: Matrix
+    starts: np.ndarray  # (sites + 1,) int64: site r's rows are starts[r]:starts[r + 1]
     host_rows: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, sites: dict[str, SiteRows], dims: int) -> _Snapshot:
-        ids: list[str] = []
-        spans, hosts = [], list(sites)
-        for host in hosts:
-            spans.append((len(ids), len(ids) + len(sites[host].ids)))
-            ids += sites[host].ids
-        steps = [sites[h].steps for h in hosts]
-        actions = Matrix.of(np.concatenate(steps) if steps else np.zeros((0, dims), np.int8))
-        site_steps = [_steps(sites[h].vector) for h in hosts]
-        site_matrix = Matrix.of(np.stack(site_steps) if hosts else np.zeros((0, dims), np.int8))
-        return cls(ids, actions, hosts, spans, site_matrix, {h: i for i, h in enumerate(hosts)})
+    def of(cls, table: Table, actions: Matrix | None = None) -> _Snapshot:
+        return cls(
+            table,
+            actions if actions is not None else Matrix.of(table.steps),
+            Matrix.of(_steps(table.vectors)),
+            np.concatenate([np.zeros(1, np.int64), np.cumsum(table.counts, dtype=np.int64)]),
+            {h: i for i, h in enumerate(table.hosts)},
+        )
+
+    def changed(self, drop: set[str], read: Table) -> _Snapshot:
+        """Without the sites ``drop`` names, with the rows ``read``."""
+        kept, rows = self.table.kept(drop)
+        table = kept.joined(read)
+        norms, bits = self.actions.norms, self.actions.bits
+        if kept is not self.table:
+            norms, bits = norms[rows], bits[rows]
+        if len(read):
+            new = Matrix.of(read.steps)
+            norms, bits = np.concatenate([norms, new.norms]), np.concatenate([bits, new.bits])
+        return _Snapshot.of(table, Matrix(table.steps, norms, bits))
 
 
-def _steps(vector: np.ndarray) -> np.ndarray:
-    """A unit vector in int8 steps of -127..127 (a site's vector is not stored 4-bit)."""
-    top = float(np.abs(vector).max()) if vector.size else 0.0
-    return np.rint(vector * (127 / top)).astype(np.int8) if top else vector.astype(np.int8)
+def _steps(vectors: np.ndarray) -> np.ndarray:
+    """Unit vectors, each in int8 steps of -127..127 (a site's vector is not stored 4-bit)."""
+    top = np.abs(vectors).max(axis=1, keepdims=True) if vectors.size else vectors[:, :1]
+    scale = np.divide(127, top, out=np.zeros_like(top), where=top > 0)
+    steps: np.ndarray = np.rint(vectors * scale).astype(np.int8)
+    return steps

@@ -34,6 +34,74 @@ class SiteRows:
     vector: np.ndarray  # the site's unit vector (float32)
 
 
+@dataclass
+class Table:
+    """Many sites' rows as a few arrays, sites in ``hosts``' order and each site's actions
+    together: what the vector index searches and its file holds. At a million actions a row
+    costs its ``dims`` bytes of steps and its id's 24 bytes; as a Python string in a list per
+    site, an id cost about 80, and each site's steps were kept again beside the joined matrix
+    (bench.vector_bench --memory)."""
+
+    hosts: list[str]
+    counts: np.ndarray  # (sites,) int64: each site's rows
+    ids: np.ndarray  # (rows,) bytes: each action's id, ASCII
+    steps: np.ndarray  # (rows, dims) int8
+    vectors: np.ndarray  # (sites, dims) float32: each site's unit vector
+
+    @classmethod
+    def empty(cls, dims: int) -> Table:
+        return cls(
+            [],
+            np.zeros(0, np.int64),
+            np.zeros(0, "S1"),
+            np.zeros((0, dims), np.int8),
+            np.zeros((0, dims), np.float32),
+        )
+
+    @classmethod
+    def of(cls, sites: dict[str, SiteRows], dims: int) -> Table:
+        if not sites:
+            return cls.empty(dims)
+        rows = list(sites.values())
+        ids = [i.encode() for site in rows for i in site.ids]
+        return cls(
+            list(sites),
+            np.array([len(site.ids) for site in rows], np.int64),
+            np.array(ids, "S") if ids else np.zeros(0, "S1"),
+            np.concatenate([site.steps for site in rows]),
+            np.stack([site.vector for site in rows]).astype(np.float32),
+        )
+
+    def __len__(self) -> int:
+        return len(self.hosts)
+
+    def kept(self, drop: set[str]) -> tuple[Table, np.ndarray]:
+        """This table without the sites ``drop`` names, and the mask of rows kept."""
+        sites = np.array([host not in drop for host in self.hosts], bool)
+        rows = np.repeat(sites, self.counts)
+        if sites.all():
+            return self, rows
+        table = Table(
+            [host for host, keep in zip(self.hosts, sites.tolist(), strict=True) if keep],
+            self.counts[sites],
+            self.ids[rows],
+            self.steps[rows],
+            self.vectors[sites],
+        )
+        return table, rows
+
+    def joined(self, other: Table) -> Table:
+        if not len(other):
+            return self
+        return Table(
+            self.hosts + other.hosts,
+            np.concatenate([self.counts, other.counts]),
+            np.concatenate([self.ids, other.ids]),
+            np.concatenate([self.steps, other.steps]),
+            np.concatenate([self.vectors, other.vectors]),
+        )
+
+
 def read_sites(session: Session, hosts: list[str], model: vectors.Model) -> dict[str, SiteRows]:
     out: dict[str, SiteRows] = {}
     postgres = session.bind is not None and session.bind.dialect.name == "postgresql"

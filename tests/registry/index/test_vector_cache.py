@@ -74,10 +74,11 @@ def test_a_file_not_to_trust_is_ignored_and_written_again(engine: Engine, tmp_pa
         assert vector_cache.load(cache, VectorIndex().model) is not None  # and a good file
     # rows of another width (say, another model's under the same name) are not used either
     model = VectorIndex().model
-    sites, mark = vector_cache.load(cache, model) or ({}, 0)
-    for rows in sites.values():
-        rows.steps = np.zeros((len(rows.ids), model.dims + 1), np.int8)
-    assert vector_cache.save(cache, model, sites, mark)
+    loaded = vector_cache.load(cache, model)
+    assert loaded is not None
+    table, mark = loaded
+    table.steps = np.zeros((len(table.ids), model.dims + 1), np.int8)
+    assert vector_cache.save(cache, model, table, mark)
     assert vector_cache.load(cache, model) is None
 
 
