@@ -99,8 +99,10 @@ def fleet(web: LoopbackWeb, name: str, **env: str) -> Iterator[Fleet]:
 def one_process(f: Fleet) -> dict[str, Any]:
     """`actiondex crawl --due` of every site, one process (the baseline): seconds start to exit."""
     mark, since, started, cpu = f.make_due(), len(f.web.log), time.monotonic(), machine_cpu()
+    roles = cpu_by_role({})
     proc = f.run("crawl", "--due", "--limit", str(f.sites), "--json", "--no-index")
     seconds, cpu = time.monotonic() - started, machine_cpu() - cpu
+    roles = _minus(cpu_by_role({}), roles)
     if not proc.stdout.strip():
         raise SystemExit(f"crawl failed: {proc.stderr[-2000:]}")
     return {
@@ -108,6 +110,7 @@ def one_process(f: Fleet) -> dict[str, Any]:
         "requests": len(f.web.log) - since,
         "done": f.recrawled(mark),
         "cpu": cpu,
+        "roles": roles,
     }
 
 
@@ -118,6 +121,43 @@ def machine_cpu() -> float:
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_role(roots: dict[int, str]) -> dict[str, float]:
+    """CPU seconds so far of every process on the machine, by role: a process in ``roots``
+    (pid: role) has that role, its descendants "<role>' children" (a crawl child exited is in
+    its waiting parent's children's time, its forkserver's); the bench's own time is the
+    loopback web's, its waited children's (a `crawl` process) their own; PostgreSQL's
+    processes are one role."""
+    procs: dict[int, tuple[int, str, float, float]] = {}  # pid: ppid, name, own, children's
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name, fields = stat[stat.find("(") + 1 : stat.rfind(")")], stat.rsplit(")", 1)[1].split()
+        utime, stime, cutime, cstime = (int(x) / tick for x in fields[11:15])
+        procs[int(entry.name)] = (int(fields[1]), name, utime + stime, cutime + cstime)
+    bench = os.getpid()
+    roles = {**roots, bench: "bench: loopback web"}
+    out: dict[str, float] = {}
+    for pid, (parent, name, own, children) in procs.items():
+        role = roles.get(pid)
+        while role is None and parent in procs:
+            role, parent = roles.get(parent), procs[parent][0]
+            role = role and f"{role}' children"
+        role = role or ("postgres" if name.startswith("postgres") else "other")
+        out[role] = out.get(role, 0.0) + own + (0.0 if pid == bench else children)
+        if pid == bench:
+            out["bench: waited processes"] = out.get("bench: waited processes", 0.0) + children
+    return out
+
+
+def _minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {role: round(cpu - before.get(role, 0.0), 1) for role, cpu in after.items()}
 
 
 def _die_with_bench() -> None:
@@ -157,13 +197,16 @@ def cluster(
         _wait(lambda: all("started on queues" in log.read_text() for log in logs), procs, 300)
         time.sleep(1)  # registered with the queue
         mark, since, started = f.make_due(), len(f.web.log), time.monotonic()
-        cpu = machine_cpu()
+        cpu, roots = machine_cpu(), {procs[0].pid: "scheduler"}
+        roots |= {p.pid: "workers" for p in procs[1:]}
+        roles = cpu_by_role(roots)
         sampler = threading.Thread(
             target=lambda: _every(0.5, stop, lambda: memory.sample([p.pid for p in procs[1:]]))
         )
         sampler.start()
         _wait(lambda: f.recrawled(mark) >= f.sites, procs, deadline)
         seconds, cpu = time.monotonic() - started, machine_cpu() - cpu
+        roles = _minus(cpu_by_role(roots), roles)
     finally:
         stop.set()
         for proc in procs:
@@ -181,6 +224,7 @@ def cluster(
         "done": f.recrawled(mark),
         "memory": memory,
         "cpu": cpu,
+        "roles": roles,
         "tracebacks": said.count("Traceback"),
     }
 
