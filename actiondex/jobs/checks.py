@@ -93,28 +93,31 @@ def check_hosts(
     now = utcnow()
     with transaction(engine) as session:
         due, submitted = hooks.checks(session, hosts, now)
+        # Only what a check reads: not the whole row (its crawl state holds every remembered
+        # path), which a burst of a thousand jobs paid for in the worker's own CPU.
+        columns = (Site.host, Site.origin, Site.last_crawled_at, Site.crawl_state["robots"])
         sites = {
-            site.host: site
-            for site in session.scalars(select(Site).where(Site.host.in_(sorted(due))))
+            row[0]: row
+            for row in session.execute(select(*columns).where(Site.host.in_(sorted(due))))
         }
         found: dict[str, Check | Exception] = {}
         for host in hosts:
             site = sites.get(host)
             try:
-                wait = _wait(site, settings, now) if site is not None else 0.0
+                wait = _wait(site[3], site[2], settings, now) if site is not None else 0.0
             except Exception as exc:
                 found[host] = exc
                 continue
             found[host] = Check(
-                host in due, wait, site.origin if site is not None else None, host in submitted
+                host in due, wait, site[1] if site is not None else None, host in submitted
             )
     return found
 
 
-def _wait(site: Site, settings: Settings, now: datetime) -> float:
-    """Seconds the site's Crawl-delay still holds it since its last crawl ended."""
-    delay = crawl_delay(site.crawl_state, settings.user_agent)
-    ended = site.last_crawled_at
+def _wait(robots: Any, ended: datetime | None, settings: Settings, now: datetime) -> float:
+    """Seconds the site's Crawl-delay (from ``robots``, its remembered robots.txt) still holds
+    it since its last crawl ended (``ended``)."""
+    delay = crawl_delay({"robots": robots}, settings.user_agent)
     return max(0.0, delay - (now - ended).total_seconds()) if delay and ended else 0.0
 
 
@@ -123,6 +126,8 @@ def crawl_delay(state: dict[str, Any] | None, user_agent: str) -> float | None:
     capped as the crawler caps it."""
     robots = (state or {}).get("robots")
     if not isinstance(robots, dict) or not isinstance(robots.get("body"), str):
+        return None
+    if "crawl" not in robots["body"].lower():  # no Crawl-delay line: Protego's parse not needed
         return None
     delay = Protego.parse(robots["body"]).crawl_delay(user_agent)
     return min(float(delay), MAX_CRAWL_DELAY) if delay else None

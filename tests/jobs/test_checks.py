@@ -74,7 +74,7 @@ def test_a_check_that_raises_fails_its_own_job_only(
     real = checks.crawl_delay
 
     def crawl_delay(state: Any, user_agent: str) -> float | None:
-        if "bad" in state.get("marker", ""):
+        if "bad" in state["robots"].get("marker", ""):
             raise ValueError("unreadable robots.txt")
         return real(state, user_agent)
 
@@ -82,7 +82,7 @@ def test_a_check_that_raises_fails_its_own_job_only(
         session.execute(
             update(Site)
             .where(Site.host == "bad.test")
-            .values(crawl_state={"marker": "bad", "robots": {"body": "Crawl-delay: 1\n"}})
+            .values(crawl_state={"robots": {"body": "Crawl-delay: 1\n", "marker": "bad"}})
         )
     monkeypatch.setattr(checks, "crawl_delay", crawl_delay)
 
@@ -93,3 +93,27 @@ def test_a_check_that_raises_fails_its_own_job_only(
     good1, bad, good2 = asyncio.run(go())
     assert isinstance(bad, ValueError)
     assert good1.due and good2.due and good1.origin == "http://good1.test"
+
+
+def test_a_check_waits_out_the_remembered_crawl_delay(queue: tuple[Settings, Engine]) -> None:
+    """The check reads the robots.txt the crawler remembers (only that part of the site's
+    crawl state) and holds a site crawled a moment ago until its Crawl-delay has passed, in
+    whatever case the robots.txt writes the directive."""
+    settings, engine = queue
+    with transaction(engine) as session:
+        make_known(session, {"slow.test": "http://slow.test", "plain.test": "http://plain.test"})
+        robots = {"status": 200, "body": "User-agent: *\nCRAWL-DELAY: 20\n", "at": 1}
+        session.execute(
+            update(Site)
+            .where(Site.host == "slow.test")
+            .values(crawl_state={"robots": robots, "guesses": {"/x": 404}})
+        )
+        session.execute(update(Site).values(last_crawled_at=utcnow()))
+
+    async def go() -> list[Any]:
+        checker = Checker(engine, settings)
+        return list(await asyncio.gather(checker.check("slow.test"), checker.check("plain.test")))
+
+    slow, plain = asyncio.run(go())
+    assert 15 < slow.wait <= 20 and slow.origin == "http://slow.test"
+    assert plain.wait == 0.0 and plain.origin == "http://plain.test"
