@@ -126,6 +126,9 @@ def is_due(session: Session, host: str, now: datetime) -> bool:
     return found is not None
 
 
+ONLY_CHUNK = 500  # hosts asked in one query (a worker's crawl child asks for up to 512)
+
+
 def due_among(session: Session, hosts: list[str], now: datetime) -> set[str]:
     """Those of ``hosts`` that is_due says are due, in one query."""
     query = select(Site.host).where(Site.host.in_(hosts), Site.next_crawl_at <= now, not_removed())
@@ -150,7 +153,11 @@ def due_work(
     if only is None:
         hosts = due_hosts(session, now, limit + len(work))
     else:
-        hosts = [host for host in dict.fromkeys(only) if is_due(session, host, now)]
+        asked = list(dict.fromkeys(only))
+        due: set[str] = set()
+        for start in range(0, len(asked), ONLY_CHUNK):  # a query a chunk, not one a host
+            due |= due_among(session, asked[start : start + ONLY_CHUNK], now)
+        hosts = [host for host in asked if host in due]
     for host in hosts:
         work.setdefault(host, None)
     return list(work.items())[:limit]

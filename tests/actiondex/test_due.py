@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy.orm import Session
 
 from actiondex.due import crawl_selection
@@ -53,3 +54,27 @@ def test_both_runners_take_the_same_work_in_the_same_order(session: Session) -> 
         True,
         False,
     ]
+
+
+def test_named_hosts_are_asked_in_chunks_with_the_same_answer(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crawl child's `crawl --due HOST...` asks the store which of its hosts are due a
+    chunk at a time (one query each, not one a host): the same hosts, in the order named."""
+    from registry.store import schedule
+
+    now = utcnow()
+    for n in range(5):
+        add_site(session, f"s{n}.example", [], next_crawl_at=now + timedelta(hours=n % 2 * 2 - 1))
+    named = [
+        "s4.example",
+        "s1.example",
+        "nowhere.example",
+        "s0.example",
+        "s2.example",
+        "s3.example",
+    ]
+    whole = due_work(session, now, 10, named)
+    assert whole == [("s4.example", None), ("s0.example", None), ("s2.example", None)]
+    monkeypatch.setattr(schedule, "ONLY_CHUNK", 2)
+    assert due_work(session, now, 10, named) == whole
