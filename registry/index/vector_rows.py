@@ -40,7 +40,7 @@ class Table:
     together: what the vector index searches and its file holds. At a million actions a row
     costs its ``dims`` bytes of steps and its id's 24 bytes; as a Python string in a list per
     site, an id cost about 80, and each site's steps were kept again beside the joined matrix
-    (bench.vector_bench --memory)."""
+    (bench.vector_memory)."""
 
     hosts: list[str]
     counts: np.ndarray  # (sites,) int64: each site's rows
