@@ -37,7 +37,7 @@ from tests.distributed.cluster import (
     wait_until,
 )
 from tests.distributed.compose import local
-from tests.distributed.web import robots_fetches, shops
+from tests.distributed.web import robots_fetches, shop
 from tests.helpers.own_pg import OwnPostgres
 
 SITES = int(os.environ.get("ACTIONDEX_TEST_OUTAGE_SITES", "12"))
@@ -48,9 +48,12 @@ NAMES = ("scheduler", "worker-a", "worker-b")
 
 
 def test_workers_and_the_scheduler_outlive_a_stopped_database(tmp_path: Path) -> None:
-    # Every site asks for a Crawl-delay of 1 s: a crawl (~20 requests) lasts long enough to be
-    # caught mid-way.
-    with OwnPostgres() as pg, LoopbackWeb(shops(SITES, delayed=SITES, delay=1)) as web:
+    # Every site asks for a Crawl-delay: a crawl (~20 requests) lasts long enough to be caught
+    # mid-way. Odd shops wait 1 s, even ones 2 s, so crawls end ~20 s apart: with one delay for
+    # all, the sites crawled at once ended together and "a crawl running" could wait in vain
+    # (CI, 2e0ceb5).
+    sites = {f"shop{n}.test": shop(n, 1 if n % 2 else 2) for n in range(SITES)}
+    with OwnPostgres() as pg, LoopbackWeb(sites) as web:
         env = env_for(pg.url, tmp_path, web)
         migrate = subprocess.run(local("migrate"), env=env, capture_output=True, timeout=180)
         assert migrate.returncode == 0, migrate.stderr
