@@ -136,6 +136,17 @@ def test_parse_resolve_forms() -> None:
     )
     assert parse_resolve("a.test:443:[::1]") == (("a.test", 443), "::1")
     assert parse_resolve("a.test:80:::1") == (("a.test", 80), "::1")
+    # Addresses are parsed once per spelling (cached): each spelling still gets its own
+    # canonical form, and the constructor's own entries are canonicalised the same way.
+    assert parse_resolve("b.test:80:[0:0::0:1]") == (("b.test", 80), "::1")
+    assert AddressPolicy({("c.test", 80): "[0::1]"}).mapped_address("C.test", 80) == "::1"
+
+
+def test_a_bad_address_is_refused_every_time() -> None:
+    # The cache of parsed addresses keeps answers, never failures.
+    for _ in range(2):
+        with pytest.raises(ValueError, match="not an IP address"):
+            parse_resolve("a.test:80:10.0.0.256")
 
 
 @pytest.mark.parametrize(
