@@ -51,16 +51,6 @@ class Matrix:
             norms[start : start + CHUNK] = np.linalg.norm(part, axis=1)
         return cls(steps, np.where(norms > 0, norms, 1.0).astype(np.float32), signs(steps))
 
-    @classmethod
-    def joined(cls, parts: list[Matrix], dims: int) -> Matrix:
-        if not parts:
-            return cls.empty(dims)
-        return cls(
-            np.concatenate([p.steps for p in parts]),
-            np.concatenate([p.norms for p in parts]),
-            np.concatenate([p.bits for p in parts]),
-        )
-
     def __len__(self) -> int:
         return len(self.norms)
 
