@@ -1,6 +1,7 @@
 """Speed and scale: store ingest, index build, /find in-process and over HTTP, vs rank-bm25.
 
     .venv/bin/python -m bench.find_bench [--actions 10000 100000 1000000] [--seconds 10]
+                                         [--rounds 3]
 
 (the 1M row alone, when the machine is quiet: ``--actions 1000000 --cache DIR``)
 
@@ -8,7 +9,8 @@ For each size, on a seeded synthetic corpus (bench.synthetic): promote_site into
 full ActionIndex.rebuild, ``search`` + ``page_json`` in-process (the work GET /find does, with
 the vector index as `actiondex serve` keeps it, and without it in a note), then
 the real API (``actiondex serve``: one process, searches in threads) under wrk at concurrency
-1 and 16, a one-shot ``actiondex find`` with the site stage by meaning on and off, and
+1 and 16 (taken in turns, ``--rounds`` times: medians, and c16's requests a second over c1's by
+round), a one-shot ``actiondex find`` with the site stage by meaning on and off, and
 rank-bm25's BM25Okapi over name + description on the same corpus as the baseline row (at 1M
 it needs ~1.5 GB and ~1 s a query, so only a handful are timed). Prints a table, and where the
 API's resident memory is.
@@ -25,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.http_load import WARM, Load, memory_mb, memory_parts_mb, wrk
+from bench.http_load import WARM, Alternated, alternated, memory_mb, memory_parts_mb
 from bench.synthetic import manifests, queries
 from harness.procs import AX, env_for, start
 from registry.config import Settings
@@ -89,11 +91,11 @@ def baseline(texts: list[str], qs: list[str]) -> tuple[float, list[float]]:
 
 
 def http(
-    settings: Settings, qs: list[str], seconds: int
-) -> tuple[list[Load], tuple[float, float], dict[str, float]]:
+    settings: Settings, qs: list[str], seconds: int, rounds: int = 3
+) -> tuple[Alternated, tuple[float, float], dict[str, float]]:
     server = start(settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url)
     try:
-        loads = [wrk(server.port, qs, c, seconds) for c in (1, 16)]
+        loads = alternated(server.port, qs, seconds, rounds)
         return loads, memory_mb(server.process.pid), memory_parts_mb(server.process.pid)
     finally:
         server.stop()
@@ -147,7 +149,7 @@ def stored(settings: Settings, n: int, cache: Path | None) -> tuple[float | None
     return None, corpus_texts(n)
 
 
-def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
+def run(n: int, n_queries: int, seconds: int, cache: Path | None, rounds: int = 3) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{cache_file(cache, n).resolve()}" if cache else ""
         settings = Settings(data_dir=Path(tmp), database_url=url)
@@ -172,21 +174,22 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
                 index.follow_vectors(session)
             vectors_s.append(time.perf_counter() - start)
         ours = time_queries(lambda q: page_json(search(index, FindQuery(q=q, limit=10))), qs)
-        loads, (rss, pss), parts = http(settings, qs, seconds)
+        loads, (rss, pss), parts = http(settings, qs, seconds, rounds)
         one_shot_s = {on: one_shot(settings, qs[0], on) for on in (False, True)}
     gc.collect()  # before rank-bm25 takes its share of memory
     base_build_s, base = baseline(texts, qs)
     p50, p99 = percentiles(ours)
     w50, w99 = percentiles(before)
     b50, b99 = percentiles(base)
-    c1, c16 = loads
+    c1, c16 = loads.c1, loads.c16
     rate = f"{n / ingest_s:,.0f}" if ingest_s else "cached"
     return [
         f"{n:>9,} {'actiondex':<10}{rate:>9}{n / build_s:>10,.0f}{p50:>8.2f}"
         f"{p99:>8.2f}{c1.p50_ms:>8.2f}{c1.p99_ms:>8.2f}{c1.rps:>8,.0f}{c16.p50_ms:>8.2f}"
-        f"{c16.p99_ms:>8.2f}{c16.rps:>8,.0f}{rss:>7,.0f}{pss:>7,.0f}{b50 / p50:>8,.0f}x",
+        f"{c16.p99_ms:>8.2f}{c16.rps:>8,.0f}{loads.ratio:>7.2f}x{rss:>7,.0f}{pss:>7,.0f}"
+        f"{b50 / p50:>8,.0f}x",
         f"{n:>9,} {'rank-bm25':<10}{'-':>9}{n / base_build_s:>10,.0f}{b50:>8.1f}{b99:>8.1f}"
-        f"{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>7}{'-':>7}{'1':>8}x",
+        f"{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>8}{'-':>7}{'-':>7}{'1':>8}x",
         f"{n:>9,} API RSS by mapping: "
         + ", ".join(f"{k} {v:,.0f} MB" for k, v in parts.items())
         + f"; first stage by meaning {'on' if settings.meaning_first_stage else 'off'}, site "
@@ -194,14 +197,15 @@ def run(n: int, n_queries: int, seconds: int, cache: Path | None) -> list[str]:
         f"index: p50 {w50:.2f} p99 {w99:.2f} ms; vector index read from the store in "
         f"{vectors_s[0]:.2f} s, from its file in {vectors_s[1]:.2f} s; one-shot `actiondex "
         f"find` (median of 3): {one_shot_s[True]:.2f} s with the site stage, "
-        f"{one_shot_s[False]:.2f} s without (baseline)",
+        f"{one_shot_s[False]:.2f} s without (baseline); HTTP: medians of {rounds} rounds of c1 "
+        f"then c16, {loads.note()}",
     ]
 
 
 HEADER = (
     f"{'actions':>9} {'engine':<10}{'ingest/s':>9}{'build/s':>10}{'p50':>8}{'p99':>8}"
     f"{'c1 p50':>8}{'c1 p99':>8}{'c1 rps':>8}{'c16 p50':>8}{'c16 p99':>8}{'c16 rps':>8}"
-    f"{'RSS MB':>7}{'PSS MB':>7}{'speedup':>9}"
+    f"{'c16/c1':>8}{'RSS MB':>7}{'PSS MB':>7}{'speedup':>9}"
 )
 
 
@@ -209,7 +213,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--seconds", type=int, default=10, help="wrk duration per concurrency")
+    parser.add_argument("--seconds", type=int, default=10, help="wrk duration per run")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="c=1 and c=16 runs taken in turns this many times; the table gives their medians",
+    )
     parser.add_argument(
         "--cache",
         type=Path,
@@ -220,14 +230,15 @@ def main() -> None:
     args = parser.parse_args()
     rows, notes = [], []
     for n in args.actions:
-        out = run(n, args.queries, args.seconds, args.cache)
+        out = run(n, args.queries, args.seconds, args.cache, args.rounds)
         print(out[0], flush=True)
         rows += out[:2]
         notes.append(out[2])
     print(
         f"\nsynthetic corpus, {args.queries} queries, API: actiondex serve (one process, "
         "searches in threads), wrk on loopback;\ntimes in ms; RSS/PSS: all API processes "
-        "together; speed-up: rank-bm25 p50 / actiondex p50"
+        "together; c1/c16: medians of the rounds; c16/c1: the median round's ratio of requests a "
+        "second; speed-up: rank-bm25 p50 / actiondex p50"
     )
     print(HEADER)
     print("\n".join(rows))

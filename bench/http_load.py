@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,41 @@ def wrk(port: int, queries: list[str], concurrency: int, seconds: int) -> Load:
             timeout=seconds + 30,
         ).stdout
     return wrk_load(out, concurrency)
+
+
+@dataclass
+class Alternated:
+    """c=1 and c=16 runs taken in turns, ``rounds`` times: each figure is the median of its
+    rounds, ``ratios`` each round's c=16 requests a second over its c=1's."""
+
+    c1: Load
+    c16: Load
+    ratios: list[float]
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.ratios)
+
+    def note(self) -> str:
+        return "c16 / c1 requests a second by round: " + ", ".join(f"{r:.2f}x" for r in self.ratios)
+
+
+def alternated(port: int, queries: list[str], seconds: int, rounds: int) -> Alternated:
+    """wrk at c=1 then c=16, ``rounds`` times. One pair of runs moves by a third on a
+    2-core machine whose speed drifts within minutes; the median of several pairs, each taken
+    within seconds of each other, tells the concurrency's own effect."""
+    runs = [[wrk(port, queries, c, seconds) for c in (1, 16)] for _ in range(rounds)]
+
+    def median(c: int, i: int) -> Load:
+        loads = [pair[i] for pair in runs]
+        return Load(
+            c,
+            statistics.median(x.rps for x in loads),
+            statistics.median(x.p50_ms for x in loads),
+            statistics.median(x.p99_ms for x in loads),
+        )
+
+    return Alternated(median(1, 0), median(16, 1), [c16.rps / c1.rps for c1, c16 in runs])
 
 
 def wrk_command(

@@ -1,0 +1,37 @@
+"""bench.http_load.alternated: c=1 and c=16 taken in turns, each figure the median of its
+rounds, the ratio each round's own (wrk replaced by scripted answers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import http_load
+from bench.http_load import Load, alternated
+
+
+def test_medians_and_ratios_by_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three rounds on a machine whose speed drifts: the second round is twice as slow.
+    answers = iter(
+        [
+            Load(1, 200, 4.0, 12.0),
+            Load(16, 320, 40.0, 70.0),
+            Load(1, 100, 8.0, 24.0),
+            Load(16, 190, 80.0, 140.0),
+            Load(1, 210, 3.8, 11.0),
+            Load(16, 300, 42.0, 66.0),
+        ]
+    )
+    asked: list[int] = []
+
+    def scripted(port: int, queries: list[str], concurrency: int, seconds: int) -> Load:
+        asked.append(concurrency)
+        return next(answers)
+
+    monkeypatch.setattr(http_load, "wrk", scripted)
+    result = alternated(8000, ["q"], 10, 3)
+    assert asked == [1, 16, 1, 16, 1, 16]
+    assert result.c1 == Load(1, 200, 4.0, 12.0)
+    assert result.c16 == Load(16, 300, 42.0, 70.0)
+    assert result.ratios == pytest.approx([1.6, 1.9, 300 / 210])
+    assert result.ratio == pytest.approx(1.6)  # not 300 / 200 of the medians
+    assert result.note() == "c16 / c1 requests a second by round: 1.60x, 1.90x, 1.43x"
