@@ -95,7 +95,7 @@ def http(
 ) -> tuple[Alternated, tuple[float, float], dict[str, float]]:
     server = start(settings.data_dir, ready=WARM, ACTIONDEX_DATABASE_URL=settings.database_url)
     try:
-        loads = alternated(server.port, qs, seconds, rounds)
+        loads = alternated(server.port, qs, seconds, rounds, server.process.pid)
         return loads, memory_mb(server.process.pid), memory_parts_mb(server.process.pid)
     finally:
         server.stop()

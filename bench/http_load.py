@@ -6,13 +6,14 @@ wrk cycles through the queries with a small Lua script and stops by itself after
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 from urllib.parse import urlencode
@@ -97,28 +98,85 @@ def wrk(port: int, queries: list[str], concurrency: int, seconds: int) -> Load:
     return wrk_load(out, concurrency)
 
 
+def thread_cpu_ms(pid: int) -> dict[int, float]:
+    """CPU ms each thread of process ``pid`` has used (its main thread's id is ``pid``). A
+    thread that ends between two readings takes its CPU with it: the server's search threads
+    live on."""
+    tick, used = os.sysconf("SC_CLK_TCK"), {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        stat = (task / "stat").read_text()
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (name) "
+        used[int(task.name)] = (int(fields[11]) + int(fields[12])) * 1000 / tick  # utime+stime
+    return used
+
+
+@dataclass
+class ServerCpu:
+    """The server's CPU during one wrk run: ms a request in its main thread (the event loop:
+    HTTP, routing, middleware) and in its other threads (the searches), and the cores it kept
+    busy on average."""
+
+    http_ms: float
+    search_ms: float
+    cores: float
+
+
+def _measured(
+    port: int, queries: list[str], c: int, seconds: int, pid: int | None
+) -> tuple[Load, ServerCpu | None]:
+    """``wrk``'s Load, and the server's ServerCpu over the run when ``pid`` is given."""
+    before = thread_cpu_ms(pid) if pid else {}
+    load = wrk(port, queries, c, seconds)
+    if not pid:
+        return load, None
+    after = thread_cpu_ms(pid)
+    spent = {tid: ms - before.get(tid, 0.0) for tid, ms in after.items()}
+    requests = max(load.rps * seconds, 1.0)
+    main = spent.get(pid, 0.0)
+    others = sum(spent.values()) - main
+    return load, ServerCpu(main / requests, others / requests, (main + others) / seconds / 1000)
+
+
 @dataclass
 class Alternated:
     """c=1 and c=16 runs taken in turns, ``rounds`` times: each figure is the median of its
-    rounds, ``ratios`` each round's c=16 requests a second over its c=1's."""
+    rounds, ``ratios`` each round's c=16 requests a second over its c=1's, ``cpu`` the
+    server's CPU by run (c=1, c=16) when measured."""
 
     c1: Load
     c16: Load
     ratios: list[float]
+    cpu: list[tuple[ServerCpu, ServerCpu]] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
         return statistics.median(self.ratios)
 
     def note(self) -> str:
-        return "c16 / c1 requests a second by round: " + ", ".join(f"{r:.2f}x" for r in self.ratios)
+        text = "c16 / c1 requests a second by round: " + ", ".join(f"{r:.2f}x" for r in self.ratios)
+        for i, c in enumerate((1, 16)):
+            if self.cpu:
+                runs = [pair[i] for pair in self.cpu]
+                http = statistics.median(x.http_ms for x in runs)
+                search = statistics.median(x.search_ms for x in runs)
+                cores = statistics.median(x.cores for x in runs)
+                text += (
+                    f"; server CPU a request at c{c} (medians): main thread {http:.2f} ms, "
+                    f"search threads {search:.2f} ms, {cores:.2f} cores busy"
+                )
+        return text
 
 
-def alternated(port: int, queries: list[str], seconds: int, rounds: int) -> Alternated:
+def alternated(
+    port: int, queries: list[str], seconds: int, rounds: int, pid: int | None = None
+) -> Alternated:
     """wrk at c=1 then c=16, ``rounds`` times. One pair of runs moves by a third on a
     2-core machine whose speed drifts within minutes; the median of several pairs, each taken
-    within seconds of each other, tells the concurrency's own effect."""
-    runs = [[wrk(port, queries, c, seconds) for c in (1, 16)] for _ in range(rounds)]
+    within seconds of each other, tells the concurrency's own effect. ``pid``: the server's
+    process, whose CPU by thread is read around each run."""
+    measured = [[_measured(port, queries, c, seconds, pid) for c in (1, 16)] for _ in range(rounds)]
+    runs = [[load for load, _ in pair] for pair in measured]
+    cpu = [(one[1], many[1]) for one, many in measured if one[1] and many[1]]
 
     def median(c: int, i: int) -> Load:
         loads = [pair[i] for pair in runs]
@@ -129,7 +187,8 @@ def alternated(port: int, queries: list[str], seconds: int, rounds: int) -> Alte
             statistics.median(x.p99_ms for x in loads),
         )
 
-    return Alternated(median(1, 0), median(16, 1), [c16.rps / c1.rps for c1, c16 in runs])
+    ratios = [c16.rps / c1.rps for c1, c16 in runs]
+    return Alternated(median(1, 0), median(16, 1), ratios, cpu)
 
 
 def wrk_command(
