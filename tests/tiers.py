@@ -38,6 +38,7 @@ PROCESS_FILES = {
     "actiondex/test_crawler_cli.py",
     "actiondex/test_doors.py",
     "actiondex/test_living_index.py",
+    "actiondex/test_malloc_arenas.py",
     "actiondex/test_runs_cli.py",
     "actiondex/test_sites_cli.py",
     "actiondex/test_submit_cli.py",
