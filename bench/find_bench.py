@@ -7,13 +7,13 @@
 
 For each size, on a seeded synthetic corpus (bench.synthetic): promote_site into SQLite, a
 full ActionIndex.rebuild, ``search`` + ``page_json`` in-process (the work GET /find does, with
-the vector index as `actiondex serve` keeps it, and without it in a note), then
-the real API (``actiondex serve``: one process, searches in threads) under wrk at concurrency
-1 and 16 (taken in turns, ``--rounds`` times: medians, and c16's requests a second over c1's by
-round; the server's CPU a request by thread, bench.http_load.alternated), a one-shot
-``actiondex find`` with the site stage by meaning on and off, and rank-bm25's BM25Okapi over name + description on the same corpus as the baseline row (at 1M
-it needs ~1.5 GB and ~1 s a query, so only a handful are timed). Prints a table, and where the
-API's resident memory is.
+the vector index as `actiondex serve` keeps it, and without it in a note), then the real API
+(``actiondex serve``: one process, searches in threads) under wrk at concurrency 1 and 16 (taken
+in turns, ``--rounds`` times: medians, and c16's requests a second over c1's by round; the
+server's CPU a request by thread, bench.http_load.alternated), a one-shot ``actiondex find``
+with the site stage by meaning on and off, and rank-bm25's BM25Okapi over name + description on
+the same corpus as the baseline row (at 1M it needs ~1.5 GB and ~1 s a query, so only a handful
+are timed). Prints a table, and where the API's resident memory is.
 """
 
 from __future__ import annotations
