@@ -32,9 +32,14 @@ from registry.index import ActionIndex, vectors
 from registry.store.crawl_state import latest_finished_run
 
 # Searches running at once, in threads (tantivy releases the GIL while it searches): one per
-# core. More only contend for the GIL and the caches: at 10k actions, 40 threads (Starlette's
-# default pool) spent 2.2-2.6 ms of CPU per request at concurrency 16, 2 threads 1.4 ms.
-SEARCH_THREADS = (
+# core, and one more. Between two searches a thread waits for the event loop (to hand its
+# page back and be given the next request) while the loop runs other requests' Python; the
+# extra thread searches meanwhile. At 1M actions on 2 cores, concurrency 16: 3 threads kept
+# 1.63-1.67 cores busy against 1.49-1.54 with 2, and served 6-29% more requests a second in
+# each of six paired rounds (README, "Speed and scale"). Many more only contend for the GIL and
+# the caches: at 10k actions, 40 threads (Starlette's default pool) spent 2.2-2.6 ms of CPU a
+# request at concurrency 16, 2 threads 1.4 ms.
+SEARCH_THREADS = 1 + (
     len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
 )
 

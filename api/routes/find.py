@@ -38,7 +38,7 @@ async def find_actions(
     With `as=openai|anthropic|mcp`, `tools` holds the results as tool definitions in that
     shape, ready to load, and `ids` each tool's action or flow.
     """
-    # The search runs in a thread (at most one per core, its own limiter, so slow /validate
+    # The search runs in a thread (one per core and one more, its own limiter, so slow /validate
     # fetches never hold it up): tantivy releases the GIL while it searches (two threads
     # answer 1.7x the queries of one on 2 cores), so one process serves concurrent requests on
     # every core. Worker processes would each count the index pages they touch in their
