@@ -154,16 +154,15 @@ class Alternated:
 
     def note(self) -> str:
         text = "c16 / c1 requests a second by round: " + ", ".join(f"{r:.2f}x" for r in self.ratios)
-        for i, c in enumerate((1, 16)):
-            if self.cpu:
-                runs = [pair[i] for pair in self.cpu]
-                http = statistics.median(x.http_ms for x in runs)
-                search = statistics.median(x.search_ms for x in runs)
-                cores = statistics.median(x.cores for x in runs)
-                text += (
-                    f"; server CPU a request at c{c} (medians): main thread {http:.2f} ms, "
-                    f"search threads {search:.2f} ms, {cores:.2f} cores busy"
-                )
+        for i, c in enumerate((1, 16) if self.cpu else ()):
+            runs = [pair[i] for pair in self.cpu]
+            http = statistics.median(x.http_ms for x in runs)
+            search = statistics.median(x.search_ms for x in runs)
+            cores = statistics.median(x.cores for x in runs)
+            text += (
+                f"; server CPU a request at c{c} (medians): main thread {http:.2f} ms, "
+                f"search threads {search:.2f} ms, {cores:.2f} cores busy"
+            )
         return text
 
 
