@@ -3,7 +3,7 @@ requests only, compares it with the fixed mix, RRF and BM25 on held-out training
 with ``--test`` scores the chosen weights once on the test sets.
 
     .venv/bin/python -m bench.learned_mix --colt DIR --metatool DIR [--fit N] [--check N]
-                                          [--sample N] [--test]
+                                          [--sample N] [--test] [--sites] [--dims N]
 
 Data (bench.fusion_bench): ToolLens's official TRAIN split (read from a COLT clone) and
 MetaTool's single-tool requests left out of its seeded 2,000-request test sample. From each a
@@ -13,6 +13,7 @@ ACTIONDEX_MEANING_FIRST_STAGE on finds them: BM25's first 50 and the vector inde
 labelled 1 when the request names the tool, 0 otherwise; a logistic model (Newton's method,
 an L2 penalty of ``--l2``, each request weighing the same, each set half) is fitted over
 their FEATURES. It prints the weights to paste into registry/search/learned.py.
+``--dims 256`` measures WordLlama's vectors at 256 dimensions instead of the shipped 64.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ import numpy as np
 
 from bench import metatool, toollens
 from bench.fusion_bench import cached_queries, metatool_split
-from bench.meaning_bench import use
+from bench.meaning_bench import use, wordllama_dims
 from bench.relevance import evaluate, ingest, ours
+from registry.index import vectors
 from registry.search import learned, meaning
 
 Rows = list[tuple[np.ndarray, np.ndarray, float]]  # (features, labels, weight) per request
@@ -107,6 +109,13 @@ def main() -> None:
     parser.add_argument("--toollens", type=Path, default=toollens.DEFAULT_DATA, metavar="DIR")
     parser.add_argument("--metatool", type=Path, default=metatool.DEFAULT_DATA, metavar="DIR")
     parser.add_argument("--model", default="wordllama")
+    parser.add_argument(
+        "--dims",
+        type=int,
+        choices=(64, 128, 256),
+        default=vectors.WORDLLAMA_DIMS,
+        help="WordLlama's dimensions (default: the shipped %(default)s; an experiment)",
+    )
     parser.add_argument("--fit", type=int, default=2000, metavar="N")
     parser.add_argument("--check", type=int, default=1000, metavar="N")
     parser.add_argument("--sample", type=int, default=2000, metavar="N", help="MetaTool test")
@@ -134,6 +143,7 @@ def main() -> None:
         "MetaTool": [("MT train (held)", mt_train[args.fit :])],
     }
     use(args.model)
+    wordllama_dims(args.dims)
     cached_queries(args.model)
     with tempfile.TemporaryDirectory() as tmp:
         ranks, ids_of = {}, {}

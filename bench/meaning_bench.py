@@ -17,6 +17,7 @@ Cost (bench.meaning_cost; ``--cost-only`` runs just that): ingest and query time
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import tempfile
@@ -48,6 +49,16 @@ def use(model: str) -> None:
     index version, taken at import, does not matter here)."""
     os.environ["ACTIONDEX_MEANING_MODEL"] = model
     get_settings.cache_clear()
+
+
+def wordllama_dims(dims: int) -> None:
+    """WordLlama's vectors cut to ``dims`` of the 256 its table holds instead of the shipped 64
+    (an experiment: call before the model is first used; the bench's stores are new each time,
+    and a vector's length, dims/2 bytes, keeps it from being compared with a shipped one)."""
+    if vectors._wordllama.cache_info().currsize:
+        raise RuntimeError("WordLlama is loaded already: set its dimensions before first use")
+    vectors.WORDLLAMA_DIMS = dims
+    vectors.MODELS["wordllama"] = dataclasses.replace(vectors.MODELS["wordllama"], dims=dims)
 
 
 class Store:
