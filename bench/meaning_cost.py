@@ -130,7 +130,7 @@ def cost(models: Sequence[str], use: Callable[[str], None]) -> None:
             f"{size * 1e6 / 2**20:>9,.0f}"
         )
         for n in (100_000, 1_000_000):
-            p50, p99, mb = dense_scan(vectors.active().dims, n)
+            p50, p99, mb = dense_scan(vectors.active().kept_dims, n)
             scans.append(f"{model:<10}{n:>10,}{p50:>9.1f}{p99:>9.1f}{mb:>9,.0f}")
     load = os.getloadavg()[0]
     print(

@@ -44,7 +44,8 @@ def rows(n: int) -> np.ndarray:
 
 
 def _steps(text: str) -> np.ndarray:
-    packed = vectors.stored(text) or bytes(vectors.active().stored_bytes)
+    model = vectors.active()  # the steps the vector index keeps of each stored vector
+    packed = model.kept(vectors.stored(text) or bytes(model.stored_bytes))
     return vectors.unpacked(packed, 1)[0].astype(np.int8)
 
 
@@ -101,7 +102,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
-    qs = [vectors.query(f"I would like to {q} for my family") for q in queries(args.queries)]
+    model = vectors.active()
+    qs = [
+        model.kept_query(vectors.query(f"I would like to {q} for my family"))
+        for q in queries(args.queries)
+    ]
     print(
         f"{'rows':>10} {'search':<22}{'p50 ms':>8}{'p99 ms':>8}{'recall@50':>10}{'MB':>7}"
         f"{'build s':>9}"

@@ -44,10 +44,10 @@ def rows(wanted, model):
     for host in wanted:
         seed = zlib.crc32(f"{host} {version['n']}".encode())
         rng = np.random.default_rng(seed)
-        vector = rng.normal(size=model.dims).astype(np.float32)
+        vector = rng.normal(size=model.kept_dims).astype(np.float32)
         out[host] = SiteRows(
             [f"{seed:08x}{host[4:]:>08}{n:08x}"[:24] for n in range(per_site)],
-            rng.integers(-7, 8, size=(per_site, model.dims)).astype(np.int8),
+            rng.integers(-7, 8, size=(per_site, model.kept_dims)).astype(np.int8),
             vector / np.linalg.norm(vector),
         )
     return out

@@ -54,9 +54,9 @@ def load(root: Path, model: Model) -> tuple[Table, int] | None:
         and int(counts.sum()) == len(ids) == len(steps)
         and ids.dtype.kind == "S"  # a file of before, its ids as text, is read again
         and steps.dtype == np.int8
-        and steps.shape[1:] == (model.dims,)
+        and steps.shape[1:] == (model.kept_dims,)
         and site_vectors.dtype == np.float32
-        and site_vectors.shape[1:] == (model.dims,)
+        and site_vectors.shape[1:] == (model.kept_dims,)
     ):
         return None
     return Table(hosts, counts, ids, steps, site_vectors), watermark

@@ -57,7 +57,7 @@ class VectorIndex:
 
         self._lock = threading.Lock()
         self.watermark: int | None = None
-        self._snapshot = _Snapshot.of(Table.empty(self.model.dims))
+        self._snapshot = _Snapshot.of(Table.empty(self.model.kept_dims))
 
     def __len__(self) -> int:
         return len(self._snapshot.table.ids)
@@ -84,7 +84,7 @@ class VectorIndex:
                 drop = set(stale)
                 if changes.full:
                     drop |= set(self._snapshot.table.hosts) - changes.sites.keys()
-                read = Table.of(read_sites(session, stale, self.model), self.model.dims)
+                read = Table.of(read_sites(session, stale, self.model), self.model.kept_dims)
                 self._snapshot = self._snapshot.changed(drop, read)
             self.watermark = max(changes.watermark, mark or 0)
             self._save_if_due(changes.full, len(stale))
@@ -102,11 +102,13 @@ class VectorIndex:
             self._unsaved = 0
 
     def search(self, query: np.ndarray, actions: int, sites: int) -> Found:
-        """The ``actions`` actions nearest ``query`` (a unit vector; none when this index
-        searches sites only) and the ``sites`` sites nearest it, each with its nearest action."""
+        """The ``actions`` actions nearest ``query`` (a unit vector of the model's, cut here to
+        the dims the index keeps; no actions when this index searches sites only) and the
+        ``sites`` sites nearest it, each with its nearest action."""
         snap = self._snapshot
         ids, starts = snap.table.ids, snap.starts
         found = Found()
+        query = self.model.kept_query(query)
         if not len(snap.table) or not query.any():
             return found
         if self.actions:
@@ -126,6 +128,7 @@ class VectorIndex:
     def site_cosines(self, query: np.ndarray, hosts: list[str]) -> dict[str, float]:
         """The cosine of ``query`` with each of ``hosts``' site vector (0 for one unknown)."""
         snap = self._snapshot
+        query = self.model.kept_query(query)
         rows = [snap.host_rows.get(h, -1) for h in hosts]
         known = np.array([r for r in rows if r >= 0], np.int64)
         cosines = snap.sites.cosines(query, known) if len(known) else np.zeros(0)

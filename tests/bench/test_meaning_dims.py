@@ -1,4 +1,4 @@
-"""bench.meaning_bench.wordllama_dims: the experiment's WordLlama cut to more dimensions."""
+"""bench.meaning_bench.wordllama_dims: the experiment's WordLlama cut to fewer dimensions."""
 
 from __future__ import annotations
 
@@ -8,21 +8,27 @@ import pytest
 from bench.meaning_bench import wordllama_dims
 from registry.index import vectors
 
+TEXT = "weather forecast for a city"
 
-def test_wordllama_dims_cuts_the_table_to_more_dimensions(monkeypatch: pytest.MonkeyPatch) -> None:
-    shipped = vectors.MODELS["wordllama"].passage("weather forecast for a city")
+
+def test_wordllama_dims_cuts_the_table_to_fewer_dimensions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shipped = vectors.MODELS["wordllama"].passage(TEXT)
+    assert shipped.shape == (256,)
     monkeypatch.setattr(vectors, "WORDLLAMA_DIMS", vectors.WORDLLAMA_DIMS)
     monkeypatch.setitem(vectors.MODELS, "wordllama", vectors.MODELS["wordllama"])
     with pytest.raises(RuntimeError, match="loaded already"):
-        wordllama_dims(256)  # the 64-dim table is in use: cutting it now would mix the two
+        wordllama_dims(64)  # the 256-dim table is in use: cutting it now would mix the two
     vectors._wordllama.cache_clear()
     try:
-        wordllama_dims(256)
+        wordllama_dims(64)
         model = vectors.MODELS["wordllama"]
-        wide = model.passage("weather forecast for a city")
-        assert (model.dims, model.stored_bytes, wide.shape) == (256, 128, (256,))
-        assert np.linalg.norm(wide) == pytest.approx(1, abs=1e-5)
-        # The first 64 dimensions point the shipped vector's way: the same table, cut later.
-        assert float(wide[:64] @ shipped) / float(np.linalg.norm(wide[:64])) > 0.999
+        cut = model.passage(TEXT)
+        assert (model.dims, model.kept_dims, model.stored_bytes, cut.shape) == (64, 64, 32, (64,))
+        assert np.linalg.norm(cut) == pytest.approx(1, abs=1e-5)
+        # The same table, cut: the shipped vector's first 64 dimensions point the same way.
+        head = shipped[:64] / np.linalg.norm(shipped[:64])
+        assert float(cut @ head) > 0.999
     finally:
         vectors._wordllama.cache_clear()

@@ -58,7 +58,7 @@ def test_a_follow_keeps_the_sites_it_did_not_read_and_joins_the_ones_it_did() ->
 
 def test_an_empty_table_and_its_file(tmp_path: Path) -> None:
     model = vectors.active()
-    empty = _Snapshot.of(Table.empty(model.dims))
+    empty = _Snapshot.of(Table.empty(model.kept_dims))
     assert len(empty.table) == 0 and empty.starts.tolist() == [0]
     assert vector_cache.save(tmp_path, model, empty.table, 7)
     loaded = vector_cache.load(tmp_path, model)
@@ -69,7 +69,7 @@ def test_a_file_with_its_ids_as_text_is_not_used(tmp_path: Path) -> None:
     """The file before the ids were bytes held them as one text: it is read again, not
     misread."""
     model = vectors.active()
-    table = Table.of({"a.example": _site(1, 2)}, model.dims)
+    table = Table.of({"a.example": _site(1, 2)}, model.kept_dims)
     assert vector_cache.save(tmp_path, model, table, 3)
     assert vector_cache.load(tmp_path, model) is not None
     text = np.frombuffer("\n".join(i.decode() for i in table.ids).encode(), np.uint8)
