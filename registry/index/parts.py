@@ -28,12 +28,11 @@ from registry.model.schemas import AUTHS, EFFECTS
 # registry.store.parts_refresh.refresh_index_parts runs.
 # The meaning model's number is added (registry.index.vectors: 0 for wordllama, 1000 for e5), so
 # a change of model works every action's vector out again.
-# 14: WordLlama's vectors at 256 dims (128 bytes; the vector index keeps the first 64);
 # 13: a site on a non-default port is filtered by host:port and by host (documents.domains);
 # 12: results carry origin and verified; 11: the live field, liveness in results; 10:
 # needs_approval; 9: the publisher's whole text (about); 8: results carry auth, scope, cost and
 # output_schema
-INDEX_VERSION = 14 + active().version
+INDEX_VERSION = 13 + active().version
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 # What a site's about adds to each of its actions' vectors: its first words say what the site
 # is for; thousands of characters of it would make every action of the site mean the same.

@@ -51,15 +51,14 @@ FEATURES = (
 # ToolLens's train split and 2,000 of MetaTool's single-tool requests outside its test sample,
 # chosen (pointwise or pairwise, L2) on 1,000 other training requests of each; see its docstring.
 # fmt: off
-# Refitted for WordLlama's 256 dimensions (2026-12-04; README, "256 dimensions for the re-rank").
 WEIGHTS = np.array([
-    0.2697, 1.1880, -0.0667, 0.6274, 1.1990, 0.7761, 0.5032, 0.7445,
-    -0.0448, 1.0326, 0.7262, -0.7388, -0.7314, 0.0589, 1.0347, -3.4179,
-])  # the first stage by meaning on (pointwise, L2 0.0001)
+    0.6958, 0.5960, 0.2166, 0.4599, 0.4599, 0.4542, 0.3467, 0.3467,
+    0.1338, 0.4894, 0.4894, -0.7636, -0.8104, 0.3344, 0.6476, 0.0,
+])  # the first stage by meaning on (pairwise, L2 0.01: no bias)
 RERANK_WEIGHTS = np.array([
-    -0.0915, 1.2121, -0.4037, 1.0650, 1.9359, 1.3442, 0.0, 0.0,
-    -0.1371, 1.4986, 0.9362, -0.8019, -0.0828, 0.2853, 1.3106, -3.6937,
-])  # the re-rank of BM25's candidates (and the site stage's), first stage off (pointwise, L2 1e-4)
+    -0.6528, 1.3930, 0.0, 0.3467, 1.9435, 1.2899, 0.0, 0.0,
+    -0.0530, 0.8730, 1.3805, -1.0437, 0.2833, 0.5004, 2.2493, -4.0082,
+])  # the re-rank of BM25's candidates alone, the first stage off (pointwise, L2 0.0001)
 # fmt: on
 FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted on
 # A request's parts ("..., and searching for nutrition information"): each is embedded alone.
