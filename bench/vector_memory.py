@@ -47,7 +47,7 @@ def rows(wanted, model):
         vector = rng.normal(size=model.kept_dims).astype(np.float32)
         out[host] = SiteRows(
             [f"{seed:08x}{host[4:]:>08}{n:08x}"[:24] for n in range(per_site)],
-            rng.integers(-7, 8, size=(per_site, model.kept_dims)).astype(np.int8),
+            rng.integers(0, 256, size=(per_site, model.kept_dims // 2)).astype(np.uint8),
             vector / np.linalg.norm(vector),
         )
     return out

@@ -1,12 +1,13 @@
 """Exact nearest-neighbour search over quantised vectors, in numpy (no index library).
 
 Each row is kept twice, small: its signs as bits (``dims / 8`` bytes: 8 for WordLlama's 64
-dims) and its 4-bit steps widened to int8 (``dims`` bytes), with the row's norm. A search
-over many rows first counts, for every row, the bits it shares with the query's signs (one
-XOR and one popcount over a few MB), keeps the ``PREFILTER`` x k rows that share the most,
-and scores only those by their int8 steps (cosine, as registry.index.vectors compares).
+dims) and its steps, with the row's norm: an action's 4-bit steps packed two to a byte as they
+are stored (``dims / 2`` bytes), a site's int8 steps (``dims`` bytes). A search over many rows
+first counts, for every row, the bits it shares with the query's signs (one XOR and one
+popcount over a few MB), keeps the ``PREFILTER`` x k rows that share the most, and scores only
+those by their steps, widened to float32 for it (cosine, as registry.index.vectors compares).
 Below ``EXACT_ROWS`` rows every row is scored by its steps. At 1M WordLlama rows that is
-72 MB, and the bits pass reads 8 MB a query (bench/vector_bench.py measures it, with how
+44 MB, and the bits pass reads 8 MB a query (bench/vector_bench.py measures it, with how
 many of the exact top k the prefilter keeps).
 """
 
@@ -19,6 +20,7 @@ import numpy as np
 EXACT_ROWS = 20_000  # fewer rows than this: score every row by its steps
 PREFILTER = 40  # rows kept by the bits pass, per row asked for
 CHUNK = 65_536  # rows widened to float32 at a time for their norms (16 MB at 64 dims)
+LEVELS = 7  # a packed step is a nibble of 1..15 for -7..7 (registry.index.vectors)
 
 
 def signs(rows: np.ndarray) -> np.ndarray:
@@ -27,29 +29,38 @@ def signs(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.packbits(rows > 0, axis=1)).view(np.uint64)
 
 
+def widened(steps: np.ndarray) -> np.ndarray:
+    """Rows of steps as float32: int8 ones as they are, packed ones (uint8, two 4-bit steps a
+    byte, the high nibble first) unpacked."""
+    if steps.dtype != np.uint8:
+        return steps.astype(np.float32)
+    rows = np.empty((len(steps), 2 * steps.shape[1]), np.float32)
+    rows[:, 0::2] = steps >> 4
+    rows[:, 1::2] = steps & 15
+    rows -= LEVELS + 1
+    return rows
+
+
 @dataclass
 class Matrix:
-    """Rows of one model's vectors: int8 steps, their norms and their sign bits."""
+    """Rows of one model's vectors: their steps (int8, or 4-bit packed in uint8), their norms
+    and their sign bits."""
 
-    steps: np.ndarray  # (n, dims) int8
+    steps: np.ndarray  # (n, dims) int8, or (n, dims / 2) uint8 packed
     norms: np.ndarray  # (n,) float32; 1 for an all-zero row (its cosine is 0)
     bits: np.ndarray  # (n, dims / 64) uint64
 
     @classmethod
-    def empty(cls, dims: int) -> Matrix:
-        return cls(
-            np.zeros((0, dims), np.int8),
-            np.zeros(0, np.float32),
-            np.zeros((0, dims // 64), np.uint64),
-        )
-
-    @classmethod
     def of(cls, steps: np.ndarray) -> Matrix:
         norms = np.empty(len(steps), np.float32)
+        bits = []
         for start in range(0, len(steps), CHUNK):  # not a float copy of every row at once
-            part = steps[start : start + CHUNK].astype(np.float32)
+            part = widened(steps[start : start + CHUNK])
             norms[start : start + CHUNK] = np.linalg.norm(part, axis=1)
-        return cls(steps, np.where(norms > 0, norms, 1.0).astype(np.float32), signs(steps))
+            bits.append(signs(part))
+        dims = 2 * steps.shape[1] if steps.dtype == np.uint8 else steps.shape[1]
+        joined = np.concatenate(bits) if bits else np.zeros((0, dims // 64), np.uint64)
+        return cls(steps, np.where(norms > 0, norms, 1.0).astype(np.float32), joined)
 
     def __len__(self) -> int:
         return len(self.norms)
@@ -59,7 +70,7 @@ class Matrix:
         steps, norms = (
             (self.steps, self.norms) if rows is None else (self.steps[rows], self.norms[rows])
         )
-        out: np.ndarray = (steps @ query) / norms
+        out: np.ndarray = (widened(steps) @ query) / norms
         return out
 
     def nearest(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -53,8 +53,8 @@ def load(root: Path, model: Model) -> tuple[Table, int] | None:
         len(counts) == len(hosts) == len(site_vectors)
         and int(counts.sum()) == len(ids) == len(steps)
         and ids.dtype.kind == "S"  # a file of before, its ids as text, is read again
-        and steps.dtype == np.int8
-        and steps.shape[1:] == (model.kept_dims,)
+        and steps.dtype == np.uint8  # a file of before, its steps widened to int8: read again
+        and steps.shape[1:] == (model.kept_dims // 2,)
         and site_vectors.dtype == np.float32
         and site_vectors.shape[1:] == (model.kept_dims,)
     ):

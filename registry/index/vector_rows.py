@@ -19,6 +19,7 @@ from registry.db.tables import ActionRow, Site
 from registry.index import vectors
 from registry.index.documents import SiteInfo
 from registry.index.load import stale_action_parts
+from registry.index.nearest import widened
 from registry.index.parts import INDEX_VERSION, site_words
 
 SITE_BATCH = 500
@@ -30,7 +31,7 @@ VEC_KEY = '"vec":"'
 @dataclass
 class SiteRows:
     ids: list[str]
-    steps: np.ndarray  # (n, dims) int8: the 4-bit steps of registry.index.vectors
+    steps: np.ndarray  # (n, dims / 2) uint8: the 4-bit steps as stored, two to a byte
     vector: np.ndarray  # the site's unit vector (float32)
 
 
@@ -38,14 +39,15 @@ class SiteRows:
 class Table:
     """Many sites' rows as a few arrays, sites in ``hosts``' order and each site's actions
     together: what the vector index searches and its file holds. At a million actions a row
-    costs its ``dims`` bytes of steps and its id's 24 bytes; as a Python string in a list per
+    costs its ``dims / 2`` bytes of steps (packed as stored; widened to int8 they took twice
+    that) and its id's 24 bytes; as a Python string in a list per
     site, an id cost about 80, and each site's steps were kept again beside the joined matrix
     (bench.vector_memory)."""
 
     hosts: list[str]
     counts: np.ndarray  # (sites,) int64: each site's rows
     ids: np.ndarray  # (rows,) bytes: each action's id, ASCII
-    steps: np.ndarray  # (rows, dims) int8
+    steps: np.ndarray  # (rows, dims / 2) uint8, packed
     vectors: np.ndarray  # (sites, dims) float32: each site's unit vector
 
     @classmethod
@@ -54,7 +56,7 @@ class Table:
             [],
             np.zeros(0, np.int64),
             np.zeros(0, "S1"),
-            np.zeros((0, dims), np.int8),
+            np.zeros((0, dims // 2), np.uint8),
             np.zeros((0, dims), np.float32),
         )
 
@@ -137,10 +139,8 @@ def read_sites(session: Session, hosts: list[str], model: vectors.Model) -> dict
                     rows[site_id].append((_id_of(parts.index_fields), model.kept(packed)))
         for site in sites:
             mine = rows[site.id]
-            steps = (
-                vectors.unpacked(b"".join(v for _, v in mine), len(mine)).astype(np.int8)
-                if mine
-                else np.zeros((0, model.kept_dims), np.int8)
+            steps = np.frombuffer(b"".join(v for _, v in mine), np.uint8).reshape(
+                len(mine), model.kept_dims // 2
             )
             about = site_words(site.name, site.description, site.about)
             out[site.host] = SiteRows(
@@ -167,7 +167,7 @@ def _id_of(fields: str) -> str:
 def _site_vector(steps: np.ndarray, about: str, model: vectors.Model) -> np.ndarray:
     total = np.zeros(model.kept_dims, np.float32)
     if len(steps):
-        rows = steps.astype(np.float32)
+        rows = widened(steps)
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
         total += _unit(rows.mean(axis=0))
     if about and model.name == "wordllama":

@@ -41,8 +41,10 @@ import numpy as np
 from pydantic import ValidationError
 
 from registry.config import get_settings
+from registry.index.nearest import LEVELS as _NIBBLE_LEVELS
+from registry.index.nearest import widened
 
-LEVELS = 7  # a stored component is one of -7..7 (4 bits)
+LEVELS = _NIBBLE_LEVELS  # a stored component is one of -7..7 (4 bits)
 
 
 @dataclass(frozen=True)
@@ -245,11 +247,7 @@ def stored_b64(text: str) -> str:
 
 def unpacked(packed: bytes, count: int) -> np.ndarray:
     """``count`` stored vectors (packed end to end), back as float32 rows."""
-    nibbles = np.frombuffer(packed, dtype=np.uint8).reshape(count, -1)
-    rows = np.empty((count, 2 * nibbles.shape[1]), np.float32)
-    rows[:, 0::2] = nibbles >> 4
-    rows[:, 1::2] = nibbles & 15
-    return rows - (LEVELS + 1)
+    return widened(np.frombuffer(packed, dtype=np.uint8).reshape(count, -1))
 
 
 def similarities(query: np.ndarray, vectors: list[bytes | None]) -> np.ndarray:

@@ -77,7 +77,11 @@ def test_a_file_not_to_trust_is_ignored_and_written_again(engine: Engine, tmp_pa
     loaded = vector_cache.load(cache, model)
     assert loaded is not None
     table, mark = loaded
-    table.steps = np.zeros((len(table.ids), model.kept_dims + 1), np.int8)
+    table.steps = np.zeros((len(table.ids), model.kept_dims // 2 + 1), np.uint8)
+    assert vector_cache.save(cache, model, table, mark)
+    assert vector_cache.load(cache, model) is None
+    # nor a file of before, its steps widened to int8, though its width is right
+    table.steps = np.zeros((len(table.ids), model.kept_dims), np.int8)
     assert vector_cache.save(cache, model, table, mark)
     assert vector_cache.load(cache, model) is None
 

@@ -20,7 +20,7 @@ def _site(seed: int, count: int) -> SiteRows:
     vector = rng.normal(size=DIMS).astype(np.float32)
     return SiteRows(
         [f"{seed:012x}{n:012x}" for n in range(count)],
-        rng.integers(-7, 8, size=(count, DIMS)).astype(np.int8),
+        rng.integers(0, 256, size=(count, DIMS // 2)).astype(np.uint8),  # packed 4-bit steps
         vector / np.linalg.norm(vector),
     )
 

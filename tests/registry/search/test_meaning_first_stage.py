@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from actiondex.runtime import open_index
 from registry.config import Settings
-from registry.index import ActionIndex
+from registry.index import ActionIndex, vectors
 from registry.index.nearest import EXACT_ROWS, Matrix
 from registry.search import FindQuery, meaning, search
 from tests.helpers.stores import add_site, committed_store
@@ -138,6 +138,25 @@ def test_exact_search_over_many_rows_keeps_the_nearest() -> None:
     assert list(cosines) == sorted(cosines, reverse=True)
 
 
+def test_packed_steps_score_as_their_int8_widening() -> None:
+    """The vector index keeps an action's 4-bit steps packed two to a byte, as stored: half
+    the memory of int8, the same norms, sign bits, cosines and nearest rows."""
+    rng = np.random.default_rng(3)
+    steps = rng.integers(-7, 8, size=(EXACT_ROWS + 500, 64)).astype(np.int8)
+    steps[5] = 0  # an all-zero row: cosine 0, not a division by zero
+    nibbles = (steps + 8).astype(np.uint8)
+    packed = nibbles[:, 0::2] << 4 | nibbles[:, 1::2]
+    wide, small = Matrix.of(steps), Matrix.of(packed)
+    assert small.steps.nbytes * 2 == wide.steps.nbytes
+    assert np.array_equal(small.norms, wide.norms) and np.array_equal(small.bits, wide.bits)
+    query = rng.standard_normal(64).astype(np.float32)
+    query /= np.linalg.norm(query)
+    assert np.allclose(small.cosines(query), wide.cosines(query))
+    assert small.cosines(query)[5] == 0
+    for a, b in zip(small.nearest(query, 30), wide.nearest(query, 30), strict=True):
+        assert np.allclose(a, b)
+
+
 def test_stored_vectors_are_read_as_the_build_works_them_out(
     session: Session, index: ActionIndex
 ) -> None:
@@ -147,6 +166,8 @@ def test_stored_vectors_are_read_as_the_build_works_them_out(
 
     assert index.vectors is not None
     worked_out = index.vectors.search(query(UMBRELLA), 5, 2)
+    kept = index.vectors._snapshot.table.steps  # packed as stored: 32 bytes a row
+    assert kept.dtype == np.uint8 and kept.shape[1] == vectors.active().stored_bytes == 32
     assert refresh_index_parts(session) == 2  # now each row holds its own part, vector last
     stored = VectorIndex()
     stored.follow(session)
