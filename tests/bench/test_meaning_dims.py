@@ -1,4 +1,4 @@
-"""bench.meaning_bench.wordllama_dims: the experiment's WordLlama at more dimensions, the vector
+"""bench.meaning_bench.wordllama_dims: the experiment's WordLlama at other dimensions, the vector
 index keeping the first 64 of each (registry.index.vectors.Model.kept)."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ def test_wordllama_dims_widens_the_vectors_and_the_index_keeps_64(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shipped = vectors.MODELS["wordllama"].passage(TEXT)
-    assert shipped.shape == (64,) and vectors.MODELS["wordllama"].kept_dims == 64
+    assert shipped.shape == (128,) and vectors.MODELS["wordllama"].kept_dims == 64
     monkeypatch.setattr(vectors, "WORDLLAMA_DIMS", vectors.WORDLLAMA_DIMS)
     monkeypatch.setitem(vectors.MODELS, "wordllama", vectors.MODELS["wordllama"])
     with pytest.raises(RuntimeError, match="loaded already"):
-        wordllama_dims(256)  # the 64-dim table is in use: widening it now would mix the two
+        wordllama_dims(256)  # the 128-dim table is in use: widening it now would mix the two
     vectors._wordllama.cache_clear()
     try:
         wordllama_dims(256)
@@ -33,8 +33,8 @@ def test_wordllama_dims_widens_the_vectors_and_the_index_keeps_64(
             (256,),
         )
         assert np.linalg.norm(wide) == pytest.approx(1, abs=1e-5)
-        # The same table, wider: its first 64 dimensions point the shipped vector's way.
-        assert float(wide[:64] @ shipped) / float(np.linalg.norm(wide[:64])) > 0.999
+        # The same table, wider: its first 128 dimensions point the shipped vector's way.
+        assert float(wide[:128] @ shipped) / float(np.linalg.norm(wide[:128])) > 0.999
         # What the vector index keeps: the first 32 of the 128 bytes, and a request cut the
         # same way, a unit vector again.
         packed = vectors.quantised(wide)

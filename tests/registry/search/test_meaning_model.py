@@ -51,7 +51,7 @@ def test_the_setting_picks_the_model(use: Callable[[str], None]) -> None:
     use("e5")
     assert vectors.active().name == "e5" and vectors.active().version != 0
     large = vectors.stored(text)
-    assert (len(small), len(large)) == (32, 192)
+    assert (len(small), len(large)) == (64, 192)
     bake, shoes = vectors.query("what can I bake at home"), vectors.query("buy running shoes")
     assert bake.shape == (384,) and np.linalg.norm(bake) == pytest.approx(1.0, abs=1e-4)
     near, far = vectors.similarities(bake, [large, vectors.stored("Buy running shoes")])
@@ -87,7 +87,7 @@ def test_an_index_of_the_other_model_is_not_reranked(
         name="Paper",
     )
     index = ActionIndex.open(tmp_path / "index")
-    index.sync(session)  # under wordllama: 32-byte vectors
+    index.sync(session)  # under wordllama: 64-byte vectors
     searcher = index.searcher()
     found = searcher.search(
         search_plan.build_query(

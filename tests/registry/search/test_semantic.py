@@ -19,7 +19,7 @@ SENTENCE = "I am baking bread at home tonight and want some ideas"
 
 def test_vectors_are_small_fixed_and_say_what_text_means() -> None:
     bread = vectors.stored("Recipes for bread, cakes and pastry")
-    assert len(bread) == vectors.active().stored_bytes == 32 and bread == vectors.stored(
+    assert len(bread) == vectors.active().stored_bytes == 64 and bread == vectors.stored(
         "Recipes for bread, cakes and pastry"
     )
     assert vectors.stored("") == b"" and not vectors.query("").any()
