@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import metatool
+from bench.fusion_bench import metatool_split
 from bench.realsite_web import Plugin
 
 REQUESTS = Path(__file__).resolve().parent / "data" / "realsite_requests.jsonl"
+# MetaTool's test sample (bench.relevance --sample 2000, the README's tables), and the training
+# requests bench.learned_mix fits (2,000) and chooses (1,000) on
+TEST_SAMPLE, FITTED = 2000, 3000
 
 
 def _norm(name: Any) -> str:
@@ -51,25 +55,42 @@ def metatool_sites(plugins: list[Plugin], root: Path) -> dict[str, set[str]]:
     }
 
 
-def metatool_sets(plugins: list[Plugin], root: Path, verbose: bool) -> list[tuple[str, list[dict]]]:
+def metatool_sets(
+    plugins: list[Plugin], root: Path, verbose: bool, train: bool = False
+) -> list[tuple[str, list[dict]]]:
+    """MetaTool's requests whose tools all map to store sites, as (title, requests) by set;
+    ``train``: only the single-tool requests outside bench.relevance's test sample and the ones
+    bench.learned_mix fits and chooses on (FITTED)."""
     sites = metatool_sites(plugins, root)
-    mapped = [name for name, hosts in sites.items() if hosts]
-    print(f"MetaTool: {len(mapped)} of {len(sites)} tools map to store sites")
+    known = [name for name, hosts in sites.items() if hosts]
+    print(f"MetaTool: {len(known)} of {len(sites)} tools map to store sites")
     if verbose:
         print("  unmapped: " + ", ".join(sorted(n for n, h in sites.items() if not h)))
     _, sets = metatool.load(root)
-    out = []
-    for title, queries in sets:
-        kept = [
-            {
-                "query": q["query"],
-                "relevant": sorted(set().union(*(sites[t] for t in q["relevant"]))),
-            }
-            for q in queries
-            if all(sites.get(t) for t in q["relevant"])
-        ]
-        out.append((f"MetaTool {title} on real sites", kept))
-    return out
+    if train:
+        single = sets[0][1]
+        fitted, test = metatool_split(single, TEST_SAMPLE, FITTED)
+        held = {q["qid"] for q in fitted + test}
+        sets = [("single-tool training requests", [q for q in single if q["qid"] not in held])]
+    return [(f"MetaTool {title} on real sites", mapped(queries, sites)) for title, queries in sets]
+
+
+def mapped(queries: list[dict], sites: dict[str, set[str]]) -> list[dict]:
+    """MetaTool's ``queries`` whose tools all map to sites (``sites``: metatool_sites), each
+    with those sites as the relevant ones."""
+    return [
+        {"query": q["query"], "relevant": sorted(set().union(*(sites[t] for t in q["relevant"])))}
+        for q in queries
+        if all(sites.get(t) for t in q["relevant"])
+    ]
+
+
+class BySite(dict[tuple[str, str], str]):
+    """What a real-site request wants of an action (site, name): its site, whichever action
+    (bench.learned_mix labels candidates by it)."""
+
+    def get(self, key: tuple[str, str], default: object = None) -> str:  # type: ignore[override]
+        return key[0]
 
 
 def hand_written(path: Path, hosts: set[str]) -> list[dict]:

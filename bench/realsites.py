@@ -1,7 +1,7 @@
 """Real-site relevance: the plugin store's sites crawled from a loopback web, asked over GET /find.
 
     .venv/bin/python -m bench.realsites [--metatool DIR] [--requests FILE] [--sample N]
-                                        [--data DIR] [--verbose]
+                                        [--train] [--data DIR] [--verbose]
 
 Every site of ../shared/corpus/openai-plugin-store is served under its real name
 (bench.realsite_web), crawled by ``actiondex crawl`` into a fresh SQLite store (the whole
@@ -12,6 +12,10 @@ pipeline: robots, well-known paths, the OpenAPI api.url names, normalise, store,
 * hand-written agent requests (bench/data/realsite_requests.jsonl), everyday requests with the
   obvious site(s); measurement only, never tuned on (bench.realsite_requests says how both are
   made).
+
+``--train`` keeps to MetaTool's training requests that nothing was fitted on (outside
+bench.relevance's seeded 2,000-request test sample and bench.learned_mix's fit and check
+requests) and leaves the hand-written ones out: the set to choose a setting on by real sites.
 
 Scored over sites, each at its first place in the ranking: Success@5, NDCG@10 and MRR@10, with
 HTTP times and the requests refused (4xx, scored as misses). The baseline row, in the same run:
@@ -242,6 +246,12 @@ def main() -> None:
         help="score a seeded random N of MetaTool's requests (default: all)",
     )
     parser.add_argument(
+        "--train",
+        action="store_true",
+        help="MetaTool's training requests nothing was fitted on (outside its test sample and "
+        "bench.learned_mix's), no hand-written ones: to choose on",
+    )
+    parser.add_argument(
         "--data",
         type=Path,
         metavar="DIR",
@@ -262,13 +272,13 @@ def main() -> None:
     try:
         sets = [
             (t, sampled(q, args.sample))
-            for t, q in metatool_sets(plugins, args.metatool, args.verbose)
+            for t, q in metatool_sets(plugins, args.metatool, args.verbose, args.train)
         ]
     except FileNotFoundError as exc:
         print(f"MetaTool on real sites: skipped, {exc}")
-    sets.append(
-        ("hand-written agent requests", hand_written(args.requests, {p.host for p in plugins}))
-    )
+    if not args.train:
+        hosts = {p.host for p in plugins}
+        sets.append(("hand-written agent requests", hand_written(args.requests, hosts)))
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
         data.mkdir(parents=True, exist_ok=True)

@@ -134,6 +134,16 @@ def ingest(tools: list[dict], tmp: Path, domain: str) -> tuple[Settings, dict]:
     return settings, ids
 
 
+def _opened(settings: Settings, vectors: bool, sites: bool) -> ActionIndex:
+    index = ActionIndex.open(settings.index_path, vectors, sites)
+    if vectors or sites:
+        engine = make_engine(settings)
+        with transaction(engine) as session:
+            index.follow_vectors(session)
+        engine.dispose()
+    return index
+
+
 def ours(
     settings: Settings, ids: dict, vectors: bool = False, sites: bool = False
 ) -> Callable[[str], list[str]]:
@@ -141,12 +151,7 @@ def ours(
     `actiondex serve` keeps it with ACTIONDEX_MEANING_FIRST_STAGE on), ``sites``: with the
     site stage (the sites' vectors only, serve's default), else BM25 candidates re-ranked by
     meaning only."""
-    index = ActionIndex.open(settings.index_path, vectors, sites)
-    if vectors or sites:
-        engine = make_engine(settings)
-        with transaction(engine) as session:
-            index.follow_vectors(session)
-        engine.dispose()
+    index = _opened(settings, vectors, sites)
     # A validated query with its text swapped in (model_copy does not validate), so that
     # a request over GET /find's bound (MAX_QUERY_CHARS; 3 of MetaTool's) is still measured
     # in-process; over HTTP it is refused and counted. Not model_construct: it inspects
@@ -156,6 +161,14 @@ def ours(
         ids.get((r.site, r.name), "?")
         for r in find(index, template.model_copy(update={"q": q})).results
     ]
+
+
+def ours_by_site(settings: Settings) -> Callable[[str], list[str]]:
+    """find() in-process as GET /find?group=site answers with serve's defaults (the site
+    stage on): the sites, best first."""
+    index = _opened(settings, False, True)
+    template = FindQuery(q="x", limit=K, group="site")
+    return lambda q: [s.site for s in find(index, template.model_copy(update={"q": q})).sites or []]
 
 
 def over_http(finder: Finder, ids: dict) -> Callable[[str], list[str]]:

@@ -61,3 +61,26 @@ def test_the_real_sites_are_crawled_and_found_over_http(plugins: list, tmp_path:
     assert set(ranked) <= set(HOSTS) and ranked, ranked
     assert finder.refused == 0 and len(finder.times_ms) == len(HOSTS) + len(REQUESTS) + 1
     assert 0.0 <= scores.ndcg10 <= 1.0
+
+
+def test_the_training_requests_leave_out_the_test_sample_and_the_fitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bench import realsite_requests
+    from bench.fusion_bench import metatool_split
+
+    single = [{"qid": f"s{i}", "query": f"request {i}", "relevant": ["tool"]} for i in range(6000)]
+    multi = [{"qid": "m0", "query": "two things", "relevant": ["tool", "other"]}]
+    loaded = ([], [("single-tool requests", single), ("multi-tool requests", multi)])
+    monkeypatch.setattr(realsite_requests.metatool, "load", lambda root: loaded)
+    monkeypatch.setattr(
+        realsite_requests, "metatool_sites", lambda plugins, root: {"tool": ["t.example"]}
+    )
+    [(title, train)] = realsite_requests.metatool_sets([], Path("."), False, train=True)
+    fitted, test = metatool_split(single, realsite_requests.TEST_SAMPLE, realsite_requests.FITTED)
+    used = {q["query"] for q in fitted + test}
+    assert "training" in title
+    assert len(train) == 6000 - 2000 - 3000
+    assert not used & {q["query"] for q in train}
+    everything = realsite_requests.metatool_sets([], Path("."), False)
+    assert [len(requests) for _, requests in everything] == [6000, 0]  # "other" maps nowhere
