@@ -1,9 +1,12 @@
-"""Fits registry.search.learned.WEIGHTS (the first stage by meaning's learned mix) on training
-requests only, compares it with the fixed mix, RRF and BM25 on held-out training requests, and
-with ``--test`` scores the chosen weights once on the test sets.
+"""Fits registry.search.learned's models on training requests only: WEIGHTS (the first stage
+by meaning's learned mix) and the re-rank's net (RERANK_NET), compares them with the fixed mix,
+RRF, BM25 and the shipped net on held-out training requests, and with ``--test`` scores the
+chosen ones once on the test sets.
 
     .venv/bin/python -m bench.learned_mix --colt DIR --metatool DIR [--fit N] [--check N]
                                           [--sample N] [--test] [--sites] [--dims N]
+                                          [--units N ...] [--net-l2 X ...] [--write]
+                                          [--real-sites DIR]
 
 Data (bench.fusion_bench): ToolLens's official TRAIN split (read from a COLT clone) and
 MetaTool's single-tool requests left out of its seeded 2,000-request test sample. From each a
@@ -12,7 +15,14 @@ test request is read before ``--test``. Each fit request's candidates (as
 ACTIONDEX_MEANING_FIRST_STAGE on finds them: BM25's first 50 and the vector index's) are
 labelled 1 when the request names the tool, 0 otherwise; a logistic model (Newton's method,
 an L2 penalty of ``--l2``, each request weighing the same, each set half) is fitted over
-their FEATURES. It prints the weights to paste into registry/search/learned.py.
+their FEATURES. It prints the weights to paste into registry/search/learned.py. The re-rank's
+candidates (BM25's first 50; ``--sites``: and the site stage's, as shipped) fit nets of each
+``--units`` hidden units (0: linear) and ``--net-l2`` (bench.rerank_net, listwise);
+``--write`` writes the one chosen to registry/search/rerank_net.json when it beats the shipped.
+``--real-sites DIR`` (with ``--sites``; DIR: a ``bench.realsites --data`` crawl of the plugin
+store) adds a third set: the same MetaTool fit and check requests whose tools are store sites,
+asked in-process as GET /find?group=site over the crawled real manifests, a candidate wanted
+when its site is; the three sets then weigh a third each.
 ``--dims 64`` (or 256) measures WordLlama's vectors at other than the shipped 128 dimensions,
 the vector index keeping at most the first 64 of each.
 """
@@ -31,7 +41,11 @@ import numpy as np
 from bench import metatool, toollens
 from bench.fusion_bench import cached_queries, metatool_split
 from bench.meaning_bench import use, wordllama_dims
-from bench.relevance import evaluate, ingest, ours
+from bench.realsite_requests import BySite, mapped, metatool_sites
+from bench.realsite_web import load_plugins
+from bench.relevance import evaluate, ingest, ours, ours_by_site
+from bench.rerank_net import averaged, fit_net
+from registry.config import Settings
 from registry.index import vectors
 from registry.search import learned, meaning
 
@@ -126,11 +140,30 @@ def main() -> None:
         "--sites",
         action="store_true",
         help="the re-rank's candidates with the site stage's (ACTIONDEX_MEANING_SITES, the "
-        "sites' vectors kept): refit RERANK_WEIGHTS only",
+        "sites' vectors kept, as shipped): refit the re-rank's net only",
+    )
+    parser.add_argument("--units", type=int, nargs="+", default=[0, 32], metavar="N")
+    parser.add_argument("--net-l2", type=float, nargs="+", default=[1e-3], metavar="X")
+    parser.add_argument(
+        "--seeds", type=int, default=1, metavar="N", help="each net: the mean of N seeded fits"
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="write the chosen net to registry/search/"
+    )
+    parser.add_argument(
+        "--real-sites",
+        type=Path,
+        metavar="DIR",
+        help="with --sites: also fit and choose on MetaTool's requests over the real sites "
+        "crawled into DIR by bench.realsites --data DIR",
     )
     args = parser.parse_args()
     if args.sites and args.test:
         parser.error("--sites refits the re-rank only: score the test sets with bench.site_stage")
+    if args.real_sites and not args.sites:
+        parser.error("--real-sites fits the re-rank with the site stage: add --sites")
+    if args.real_sites and not (args.real_sites / "actiondex.db").is_file():
+        parser.error(f"--real-sites: no bench.realsites crawl in {args.real_sites}")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     tl_tools, tl_sets = toollens.load(args.toollens)
     mt_tools, mt_sets = metatool.load(args.metatool)
@@ -156,15 +189,34 @@ def main() -> None:
             settings, ids = ingest(tools, Path(tmp) / name, domain)
             ranks[name] = (ours(settings, ids, sites=args.sites), ours(settings, ids, True))
             ids_of[name] = ids
-        fitted = {}
+        if args.real_sites:
+            sites = metatool_sites(load_plugins(), args.metatool)
+            fit_sets["real sites"] = mapped(mt_train[: args.fit], sites)
+            check_sets["real sites"] = [("real sites (held)", mapped(mt_train[args.fit :], sites))]
+            by_site = ours_by_site(Settings(data_dir=args.real_sites, database_url=""))
+            ranks["real sites"], ids_of["real sites"] = (by_site, by_site), BySite()
+        fitted, shipped = {}, learned.RERANK_NET
         for stage in ("rerank",) if args.sites else ("rerank", "first stage"):
             rows: Rows = []
             meaning.RERANK, meaning.FUSION = "learned", "learned"
             for name, queries in fit_sets.items():
                 rank = ranks[name][0 if stage == "rerank" else 1]
                 part = collected(rank, ids_of[name], queries)
-                rows += [(r, labels, 0.5 * w) for r, labels, w in part]
+                rows += [(r, labels, w / len(fit_sets)) for r, labels, w in part]
                 print(f"{stage}, {name}: {len(part)} fit requests with a wanted candidate")
+            if stage == "rerank":
+                for units in args.units:
+                    for l2 in args.net_l2:
+                        how = f"units={units} l2={l2} seeds={args.seeds}"
+                        about = (
+                            f"bench.learned_mix{' --sites' if args.sites else ''}"
+                            f"{' --real-sites' if args.real_sites else ''} --fit {args.fit} "
+                            f"--dims {args.dims}: listwise, {how}"
+                        )
+                        nets = [fit_net(rows, l2, units, seed=i) for i in range(args.seeds)]
+                        fitted[(stage, how)] = averaged(nets, about)
+                        print(f"{stage} net {how}: fitted", flush=True)
+                continue
             for kind in ("pointwise", "pairwise"):
                 for l2 in args.l2:
                     w = fit(rows, l2, kind == "pairwise")
@@ -172,9 +224,10 @@ def main() -> None:
                     named = zip((*learned.FEATURES, "bias"), w, strict=True)
                     print(f"{stage} {kind} l2={l2}: " + ", ".join(f"{n}={v:.3f}" for n, v in named))
         settings_rows = [
-            ("BM25 + mix re-rank (main default)", "off", None),
+            ("BM25 + mix re-rank", "off", None),
+            ("learned re-rank, shipped net", "rerank", shipped),
             *[
-                (f"BM25 + learned re-rank {n}", "rerank", w)
+                (f"BM25 + learned re-rank net {n}", "rerank", w)
                 for (s, n), w in fitted.items()
                 if s == "rerank"
             ],
@@ -186,18 +239,21 @@ def main() -> None:
                 if s == "first stage"
             ],
         ]
-        if args.sites:  # the site stage on: the shipped re-rank weights against the refits
-            shipped = ("learned re-rank, shipped RERANK_WEIGHTS", "rerank", learned.RERANK_WEIGHTS)
-            settings_rows = [shipped, *[s for s in settings_rows if s[1] == "rerank"]]
+        if args.sites:  # the site stage on: the shipped re-rank net against the refits
+            settings_rows = [s for s in settings_rows if s[1] == "rerank"]
         means = scored("held-out training requests", settings_rows, check_sets, ranks)
         chosen = [
             max((s for s in settings_rows if s[1] == kind), key=lambda s: means[s[0]])
             for kind in ("rerank", "learned")
             if any(s[1] == kind for s in settings_rows)
         ]
-        for (label, _, w), name in zip(chosen, ("RERANK_WEIGHTS", "WEIGHTS"), strict=False):
+        for label, _, w in chosen:
             print(f"chosen on held-out training requests: {label}")
-            print(f"{name} = np.array([" + ", ".join(f"{v:.4f}" for v in w) + "])")
+            if not isinstance(w, learned.Net):
+                print("WEIGHTS = np.array([" + ", ".join(f"{v:.4f}" for v in w) + "])")
+            elif args.write and w is not shipped:
+                learned.RERANK_FILE.write_text(w.json())
+                print(f"written to {learned.RERANK_FILE}")
         if args.test:
             test_sets = {
                 "ToolLens": [("TL test", tl_sets[0][1])],
@@ -224,7 +280,7 @@ def scored(title: str, settings: list, sets: dict, ranks: dict) -> dict[str, flo
         meaning.FUSION, meaning.RRF_K, meaning.RRF_WEIGHT = fusion, 60, 1.0
         meaning.RERANK = "learned" if fusion == "rerank" else "mix"
         if fusion == "rerank":
-            learned.RERANK_WEIGHTS = weights
+            learned.RERANK_NET = weights
         elif weights is not None:
             learned.WEIGHTS = weights
         row = [

@@ -7,7 +7,7 @@ ToolLens and MetaTool are ingested into stores of their own (bench.relevance) an
 ``registry.search.find``: without the site vectors (main before the stage, the baseline), and
 with them (the sites' vectors only, as `actiondex serve` keeps them by default) for each
 VECTOR_SITES tried and each way of scoring the candidates found by a site's meaning: the
-re-rank's learned model (RERANK_WEIGHTS, the shipped path) or the first stage's
+re-rank's learned net (RERANK_NET, the shipped path) or the first stage's
 (learned.WEIGHTS, through ``meaning.with_vectors`` with no action scanned). Training requests
 (bench.fusion_bench): a seeded ``--train`` of ToolLens's official train split and of MetaTool's
 single-tool requests left out of its seeded 2,000-request test sample. ``--test`` then scores

@@ -1,9 +1,10 @@
 """The learned mix of meaning and words (registry.search.meaning): with the first stage by
 meaning on (FUSION "learned"), BM25's first CANDIDATES and the ones the vector index found by
 meaning alone; off (RERANK "learned"), BM25's alone. Each candidate is described by FEATURES and
-scored by a logistic model whose weights (WEIGHTS, RERANK_WEIGHTS) are constants fitted on
-training requests only (bench.learned_mix: ToolLens's official train split and MetaTool requests
-left out of its test sample; never on a test request).
+scored by a model fitted on training requests only (bench.learned_mix: ToolLens's official
+train split and MetaTool requests left out of its test sample; never on a test request): the
+first stage's, a logistic model whose weights (WEIGHTS) are constants here; the re-rank's, a
+small net (Net, RERANK_NET) read from rerank_net.json beside this file.
 
 Every feature is worked out per request over its candidates, so it means the same whatever the
 index's size or BM25's units: BM25's score min-max scaled over its candidates and as a share of
@@ -19,8 +20,11 @@ share of its name's words the request holds, and BM25's scaled score times the c
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import tantivy
@@ -47,21 +51,20 @@ FEATURES = (
     "bm25_x_cosine",
     "bm25_of_top",
 )
-# Fitted by bench.learned_mix (the bias last) on training requests only: a seeded 2,000 of
-# ToolLens's train split and 2,000 of MetaTool's single-tool requests outside its test sample,
-# chosen (pointwise or pairwise, L2) on 1,000 other training requests of each; see its docstring.
+# The first stage's, fitted by bench.learned_mix (the bias last) on training requests only: a
+# seeded 2,000 of ToolLens's train split and 2,000 of MetaTool's single-tool requests outside
+# its test sample, chosen (pointwise or pairwise, L2) on 1,000 other training requests of each.
 # fmt: off
 # Refitted for WordLlama's 128 dimensions (README, "Wider vectors for the re-rank").
 WEIGHTS = np.array([
     0.1545, 0.7759, -0.0447, 1.2004, 1.2004, 0.5776, 0.3227, 0.3227,
     -0.1263, 1.1712, 1.1712, -1.3230, -0.7981, -0.4215, 1.0606, 0.0,
 ])  # the first stage by meaning on (pairwise, L2 0.0001: no bias)
-RERANK_WEIGHTS = np.array([
-    -0.0768, 1.2588, -0.3547, 0.8810, 1.8245, 1.2095, 0.0, 0.0,
-    -0.0802, 1.4894, 1.1462, -0.9113, 0.1059, 0.2821, 1.3995, -3.7807,
-])  # BM25's candidates and the site stage's, the first stage off (pointwise, L2 0.0001)
 # fmt: on
 FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted on
+# The re-rank's net (the first stage off, ACTIONDEX_MEANING_SITES on: BM25's candidates and the
+# site stage's), fitted by bench.learned_mix --sites --write; see Net.
+RERANK_FILE = Path(__file__).with_name("rerank_net.json")
 # A request's parts ("..., and searching for nutrition information"): each is embedded alone.
 _JOINS = r"(?:and|then|also|plus|as well as|while)"
 _PARTS = re.compile(rf"[,;.!?]\s+(?:{_JOINS}\s+)?|\s+{_JOINS}\s+", re.I)
@@ -137,6 +140,71 @@ def facet_cosines(q: str, stored: list[bytes | None], cosines: np.ndarray) -> np
         for part in parts:
             best = np.maximum(best, vectors.similarities(vectors.query(part), stored))
     return best
+
+
+@dataclass(frozen=True)
+class Net:
+    """The re-rank's model: over a request's candidates' FEATURES (each standardised by
+    ``mean`` and ``scale``), a score = tanh(z @ hidden + hidden_bias) @ out + z @ linear, fitted
+    listwise (ListNet: the softmax of a request's scores against its wanted candidates), so only
+    the differences between one request's scores mean anything. Measured on held-out training
+    requests, a linear model of the same features fitted so gained nothing; 32 hidden units did
+    (README, "A small net for the re-rank"). No hidden units: a linear model."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    hidden: np.ndarray  # (features, units)
+    hidden_bias: np.ndarray  # (units,)
+    out: np.ndarray  # (units,)
+    linear: np.ndarray  # (features,)
+    fitted: str = ""  # how and on what (bench.learned_mix)
+
+    def raw(self, rows: np.ndarray) -> np.ndarray:
+        z = (rows - self.mean) / self.scale
+        score: np.ndarray = np.tanh(z @ self.hidden + self.hidden_bias) @ self.out + z @ self.linear
+        return score
+
+    def chances(self, rows: np.ndarray) -> np.ndarray:
+        """Each candidate's score as a share of the best's, 0..1 (the best: 1): 1 / (1 + how
+        far below the best's its raw score is). The order is the net's. Not the softmax it was
+        fitted with: that crowds all but the first few at the bottom, where a site's other
+        candidates' support (registry.search.sites) then weighs more; on held-out training
+        requests this kept 0.0007 more of the mean NDCG@10 (README)."""
+        raw = self.raw(rows)
+        share: np.ndarray = 1.0 / (1.0 + (raw.max() - raw)) if len(raw) else raw
+        return share
+
+    def json(self) -> str:
+        fields = ("mean", "scale", "hidden", "hidden_bias", "out", "linear")
+        body = {name: np.round(getattr(self, name), 6).tolist() for name in fields}
+        return json.dumps({"features": FEATURES, "fitted": self.fitted, **body}, indent=1) + "\n"
+
+    @classmethod
+    def read(cls, path: Path) -> Net:
+        data = json.loads(path.read_text())
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"{path} was fitted for other features: {data['features']}")
+        units = len(data["out"])
+        arrays = {
+            name: np.array(data[name], np.float64)
+            for name in ("mean", "scale", "hidden", "hidden_bias", "out", "linear")
+        }
+        net = cls(
+            arrays["mean"],
+            arrays["scale"],
+            arrays["hidden"].reshape(len(FEATURES), units),
+            arrays["hidden_bias"],
+            arrays["out"],
+            arrays["linear"],
+            fitted=data.get("fitted", ""),
+        )
+        shapes = (net.mean.shape, net.scale.shape, net.linear.shape, net.hidden_bias.shape)
+        if shapes != ((len(FEATURES),),) * 3 + ((units,),):
+            raise ValueError(f"{path}: arrays of the wrong size")
+        return net
+
+
+RERANK_NET = Net.read(RERANK_FILE)
 
 
 def scores(rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:

@@ -10,10 +10,11 @@ action whose words never meet the request's is a candidate too. With the site st
 (ACTIONDEX_MEANING_SITES, on by default: a vector index that scans the sites' vectors only),
 ``by_meaning`` adds the nearest action of each of the VECTOR_SITES sites nearest the request to
 BM25's, placed among them by the re-rank's model. Each candidate is then scored
-by the learned mix (registry.search.learned, RERANK and FUSION "learned", the defaults): a
-logistic model over its BM25 score and rank, its cosine with the request (the request's parts'
-too), its site's and its name's words, fitted on training requests (bench.learned_mix), which
-puts it at ``low + spread x its chance of being wanted`` (low: the last BM25 candidate's score,
+by the learned mix (registry.search.learned, RERANK and FUSION "learned", the defaults: the
+re-rank's small net, the first stage's logistic model) over its BM25 score and rank, its cosine
+with the request (the request's parts' too), its site's and its name's words, fitted on training
+requests (bench.learned_mix), which puts it at ``low + spread x its chance of being wanted``
+(the net's: its score as a share of the best candidate's; low: the last BM25 candidate's score,
 spread: the BM25 candidates' range), above every hit past the candidates, so ``explain`` still
 sums to the score; it may lower a candidate. The fixed mix ("mix") instead adds to each its
 meaning (the cosine of its vector with the request's, SITE_SHARE of it its site's; 0 if negative)
@@ -106,7 +107,7 @@ def by_meaning(
         rows = learned.features(
             searcher, analyze(q), top, len(words), cosines, 0 * cosines, facets, len(words)
         )
-        chances = learned.scores(rows, learned.RERANK_WEIGHTS)
+        chances = learned.RERANK_NET.chances(rows)
         return _rescored(found, top, len(words), low, spread, chances)
     bonus = {
         _key(address): max(low - score, 0.0) + WEIGHT * spread * max(float(cosine), 0.0)
@@ -270,8 +271,10 @@ def _rescaled(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 
 def explained(bonus: Bonus, address: tantivy.DocAddress) -> list[dict[str, Any]]:
-    """The part of an ``explain`` list that meaning added to the hit at ``address``, if any."""
-    gain = bonus.get(_key(address), 0.0)
-    if not gain:
+    """The part of an ``explain`` list that meaning added to the hit at ``address``: none when
+    meaning did not score it, 0 when it did and left its score (the learned re-rank's first
+    candidate, when it is also BM25's)."""
+    gain = bonus.get(_key(address))
+    if gain is None:
         return []
     return [{"term": "(meaning)", "field": "vec", "weight": 1.0, "score": round(gain, 4)}]

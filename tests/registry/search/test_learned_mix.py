@@ -1,6 +1,6 @@
 """registry.search.learned, the learned mix of the first stage by meaning (meaning.FUSION
-"learned") and of the re-rank of BM25's candidates alone (meaning.RERANK "learned"), and the
-fit that makes its weights (bench.learned_mix)."""
+"learned") and the net that re-ranks BM25's candidates alone (meaning.RERANK "learned"), and
+the fits that make them (bench.learned_mix, bench.rerank_net)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import tantivy
 from sqlalchemy.orm import Session
 
 from bench.learned_mix import fit
+from bench.rerank_net import averaged, fit_net
 from registry.index import ActionIndex, vectors
 from registry.search import FindQuery, learned, meaning, search
 from tests.helpers.stores import add_site
@@ -63,12 +64,44 @@ def index(session: Session, tmp_path: Path) -> ActionIndex:
 
 
 def test_the_weights_cover_every_feature() -> None:
-    assert learned.WEIGHTS.shape == learned.RERANK_WEIGHTS.shape == (len(learned.FEATURES) + 1,)
+    assert learned.WEIGHTS.shape == (len(learned.FEATURES) + 1,)
     # Fitted, not the placeholder: meaning, words and BM25 each count for something.
-    for weights in (learned.WEIGHTS, learned.RERANK_WEIGHTS):
-        named = dict(zip(learned.FEATURES, weights, strict=False))
-        assert named["bm25"] + named["bm25_of_top"] > 0 and named["bm25_rr"] > 0
-        assert named["cosine"] > 0 and named["facet_cosine"] > 0
+    named = dict(zip(learned.FEATURES, learned.WEIGHTS, strict=False))
+    assert named["bm25"] + named["bm25_of_top"] > 0 and named["bm25_rr"] > 0
+    assert named["cosine"] > 0 and named["facet_cosine"] > 0
+
+
+def _candidate(**features: float) -> list[float]:
+    return [features.get(name, 0.0) for name in learned.FEATURES]
+
+
+def test_the_rerank_net_puts_the_best_by_words_and_meaning_first() -> None:
+    # BM25's first, nearest by meaning, its name in the request; against BM25's fiftieth,
+    # far by meaning: the shipped net (fitted, not a placeholder) knows which is wanted.
+    best = _candidate(
+        bm25=1, bm25_rr=1, by_words=1, cosine=0.6, cosine_rr=1, name_words=0.5,
+        facet_cosine=0.6, bm25_x_cosine=0.6, bm25_of_top=1,
+    )  # fmt: skip
+    worst = _candidate(
+        bm25_rr=1 / 50, by_words=1, cosine=0.1, cosine_gap=-0.5, cosine_rr=1 / 50,
+        bm25_log_rank=1, cosine_log_rank=1, bm25_of_top=0.2, facet_cosine=0.1, facet_gap=-0.5,
+    )  # fmt: skip
+    rows = np.array([worst, best])
+    chances = learned.RERANK_NET.chances(rows)
+    assert chances[1] == 1.0 and 0.0 < chances[0] < 1.0
+
+
+def test_the_rerank_net_is_read_back_as_written(tmp_path: Path) -> None:
+    rows = np.random.default_rng(1).random((20, len(learned.FEATURES)))
+    path = tmp_path / "net.json"
+    path.write_text(learned.RERANK_NET.json())
+    again = learned.Net.read(path)
+    assert again.raw(rows) == pytest.approx(learned.RERANK_NET.raw(rows), abs=1e-4)
+    assert again.fitted == learned.RERANK_NET.fitted
+    other = learned.RERANK_NET.json().replace('"bm25_of_top"', '"something_else"')
+    path.write_text(other)
+    with pytest.raises(ValueError, match="other features"):
+        learned.Net.read(path)
 
 
 @pytest.mark.parametrize("setting", ["FUSION", "RERANK"])
@@ -161,3 +194,41 @@ def test_the_fit_ranks_the_wanted_first() -> None:
         w = fit(rows, 1e-4, pairwise)
         agree = w[:-1] @ truth / np.linalg.norm(w[:-1]) / np.linalg.norm(truth)
         assert agree > 0.9  # the direction that ranks them
+
+
+@pytest.mark.parametrize("units", [0, 4])
+def test_the_net_fit_ranks_the_wanted_first(units: int) -> None:
+    # Wanted: the candidates highest by a hidden direction, plus (for the net) a feature
+    # that only counts together with another one, which no linear model can weigh.
+    rng = np.random.default_rng(3)
+    truth = rng.standard_normal(len(learned.FEATURES))
+
+    def lists(count: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        out = []
+        for _ in range(count):
+            x = rng.random((30, len(learned.FEATURES)))
+            wanted = np.zeros(30)
+            wanted[np.argmax(x @ truth + (3 * x[:, 0] * x[:, 1] if units else 0))] = 1.0
+            out.append((x, wanted, 1.0))
+        return out
+
+    net = fit_net(lists(300), 1e-4, units, steps=300, rate=0.05)
+    held = lists(100)
+    first = np.mean([y[np.argmax(net.raw(x))] for x, y, _ in held])
+    assert first > 0.6  # a list of 30 by chance: 0.03
+
+
+def test_averaged_nets_score_the_mean_of_theirs() -> None:
+    rng = np.random.default_rng(5)
+    rows = [
+        (rng.random((10, len(learned.FEATURES))), np.eye(10)[rng.integers(10)], 1.0)
+        for _ in range(20)
+    ]
+    nets = [fit_net(rows, 1e-3, 3, steps=20, seed=seed) for seed in range(3)]
+    mean = averaged(nets, "three seeds")
+    x = rng.random((7, len(learned.FEATURES)))
+    assert mean.raw(x) == pytest.approx(np.mean([n.raw(x) for n in nets], axis=0))
+    assert mean.hidden.shape == (len(learned.FEATURES), 9) and mean.fitted == "three seeds"
+    other = fit_net(rows[:10], 1e-3, 3, steps=20)
+    with pytest.raises(ValueError, match="other rows"):
+        averaged([nets[0], other])
