@@ -44,12 +44,10 @@ from bench.meaning_bench import use, wordllama_dims
 from bench.realsite_requests import BySite, mapped, metatool_sites
 from bench.realsite_web import load_plugins
 from bench.relevance import evaluate, ingest, ours, ours_by_site
-from bench.rerank_net import averaged, fit_net
+from bench.rerank_net import Rows, averaged, fit_net
 from registry.config import Settings
 from registry.index import vectors
 from registry.search import learned, meaning
-
-Rows = list[tuple[np.ndarray, np.ndarray, float]]  # (features, labels, weight) per request
 
 
 def collected(rank: Callable[[str], list[str]], ids: dict, queries: list[dict]) -> Rows:

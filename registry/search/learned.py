@@ -65,6 +65,7 @@ FITTED_FOR = ("wordllama",)  # the meaning models whose cosines they were fitted
 # The re-rank's net (the first stage off, ACTIONDEX_MEANING_SITES on: BM25's candidates and the
 # site stage's), fitted by bench.learned_mix --sites --write; see Net.
 RERANK_FILE = Path(__file__).with_name("rerank_net.json")
+_ARRAYS = ("mean", "scale", "hidden", "hidden_bias", "out", "linear")  # a Net's, in its file
 # A request's parts ("..., and searching for nutrition information"): each is embedded alone.
 _JOINS = r"(?:and|then|also|plus|as well as|while)"
 _PARTS = re.compile(rf"[,;.!?]\s+(?:{_JOINS}\s+)?|\s+{_JOINS}\s+", re.I)
@@ -175,9 +176,13 @@ class Net:
         return share
 
     def json(self) -> str:
-        fields = ("mean", "scale", "hidden", "hidden_bias", "out", "linear")
-        body = {name: np.round(getattr(self, name), 6).tolist() for name in fields}
-        return json.dumps({"features": FEATURES, "fitted": self.fitted, **body}, indent=1) + "\n"
+        """rerank_net.json's text: a key a line, the hidden weights a feature a line."""
+        body = {name: np.round(getattr(self, name), 6).tolist() for name in _ARRAYS}
+        items = {"features": list(FEATURES), "fitted": self.fitted, **body}
+        lines = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in items.items()]
+        hidden = ",\n  ".join(json.dumps(row) for row in body["hidden"])
+        lines[list(items).index("hidden")] = f'"hidden": [\n  {hidden}\n]'
+        return "{\n" + ",\n".join(lines) + "\n}\n"
 
     @classmethod
     def read(cls, path: Path) -> Net:
@@ -185,10 +190,7 @@ class Net:
         if tuple(data["features"]) != FEATURES:
             raise ValueError(f"{path} was fitted for other features: {data['features']}")
         units = len(data["out"])
-        arrays = {
-            name: np.array(data[name], np.float64)
-            for name in ("mean", "scale", "hidden", "hidden_bias", "out", "linear")
-        }
+        arrays = {name: np.array(data[name], np.float64) for name in _ARRAYS}
         net = cls(
             arrays["mean"],
             arrays["scale"],
